@@ -1,0 +1,40 @@
+"""Vendor feed adapters: one module per feed format, chosen through an explicit registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+
+from adapters.base import Adapter, AdapterContext, FetchResult, RejectedRow, VendorFetchError
+from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
+from adapters.static import StaticAdapter
+from schemas.vendor import FeedFormat, VendorConfig
+
+__all__ = [
+    "ADAPTERS",
+    "DEFAULT_GPU_CATALOG",
+    "Adapter",
+    "AdapterContext",
+    "FetchResult",
+    "GpuCatalog",
+    "RejectedRow",
+    "UnknownGpuName",
+    "VendorFetchError",
+    "build_adapter",
+]
+
+AdapterFactory = Callable[..., Adapter]
+
+ADAPTERS: dict[FeedFormat, AdapterFactory] = {
+    "static": StaticAdapter,
+}
+
+
+def build_adapter(config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> Adapter:
+    """The adapter for a vendor's configured feed format."""
+    try:
+        factory = ADAPTERS[config.format]
+    except KeyError:
+        raise VendorFetchError(config.id, f"feed format {config.format!r} has no adapter") from None
+    return factory(config, client=client, context=context)

@@ -1,0 +1,157 @@
+"""The adapter protocol, its error, and the one place a vendor row becomes an ``Offer``.
+
+Exceptions::
+
+    VendorFetchError            a vendor's feed could not be fetched or decoded (carries ``vendor``)
+
+Row-level problems (an unknown GPU, a price that fails validation) are not exceptions to the caller:
+``OfferBuilder`` turns them into ``RejectedRow`` entries so one bad row never costs a vendor its feed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import httpx
+import msgspec
+
+from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
+from schemas.offer import Interconnect, Offer, Pricing, offer_id
+from schemas.vendor import VendorConfig
+
+__all__ = [
+    "Adapter",
+    "AdapterContext",
+    "FetchResult",
+    "OfferBuilder",
+    "RejectedRow",
+    "VendorFetchError",
+]
+
+
+class VendorFetchError(Exception):
+    """A vendor's feed failed as a whole: network, HTTP status, or a body that does not decode."""
+
+    def __init__(self, vendor: str, message: str) -> None:
+        super().__init__(f"{vendor}: {message}")
+        self.vendor = vendor
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedRow:
+    sku: str
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    offers: list[Offer]
+    rejected: list[RejectedRow] = field(default_factory=list)
+
+    def rejected_by_reason(self) -> dict[str, int]:
+        return dict(Counter(row.reason for row in self.rejected))
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterContext:
+    """What every adapter is handed: where relative paths start, the GPU catalog, a clock, secrets."""
+
+    base_dir: Path = Path()
+    catalog: GpuCatalog = DEFAULT_GPU_CATALOG
+    clock: Callable[[], datetime] = _utc_now
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+
+class Adapter(Protocol):
+    """One vendor feed format. Implementations take their ``httpx.AsyncClient`` injected."""
+
+    config: VendorConfig
+
+    async def fetch(self) -> FetchResult: ...
+
+
+_pricing_decoder = msgspec.json.Decoder(Pricing)
+
+
+class OfferBuilder:
+    """Maps normalized vendor rows to ``Offer``s, collecting rows it must reject instead of raising."""
+
+    def __init__(self, config: VendorConfig, context: AdapterContext, *, source: str) -> None:
+        self._config = config
+        self._catalog = context.catalog
+        self._fetched_at = context.clock()
+        self._source = source
+        self.offers: list[Offer] = []
+        self.rejected: list[RejectedRow] = []
+
+    def reject(self, sku: str, reason: str, detail: str) -> None:
+        self.rejected.append(RejectedRow(sku=sku, reason=reason, detail=detail))
+
+    def add(
+        self,
+        *,
+        sku: str,
+        gpu_name: str,
+        pricing: Pricing,
+        interconnect: Interconnect = "pcie",
+        available_cards: int | None = None,
+        spot: bool = False,
+    ) -> None:
+        """Validate one row (GPU known, amounts within bounds) and keep it, or record why not."""
+        try:
+            gpu_id = self._catalog.normalize(gpu_name)
+        except UnknownGpuName as error:
+            self.reject(sku, "unknown_gpu", error.reason)
+            return
+        try:
+            # Round-trip through the decoder: msgspec enforces the Meta bounds (price > 0, counts >= 1)
+            # only when decoding, and ``inf``/``nan`` do not survive JSON encoding.
+            checked = _pricing_decoder.decode(msgspec.json.encode(pricing))
+        except (msgspec.ValidationError, msgspec.EncodeError) as error:
+            self.reject(sku, "invalid_price", str(error))
+            return
+        if available_cards is not None and available_cards < 0:
+            self.reject(sku, "invalid_stock", f"available_cards={available_cards}")
+            return
+        self.offers.append(
+            Offer(
+                id=offer_id(self._config.id, sku),
+                vendor=self._config.id,
+                sku=sku,
+                region=self._config.region,
+                city=self._config.city,
+                gpu=gpu_id,
+                gpu_memory_gb=self._catalog.get(gpu_id).memory_gb,
+                interconnect=interconnect,
+                pricing=checked,
+                fetched_at=self._fetched_at,
+                source=self._source,
+                available_cards=available_cards,
+                spot=spot,
+                label=self._config.label,
+            )
+        )
+
+    def result(self) -> FetchResult:
+        return FetchResult(offers=self.offers, rejected=self.rejected)
+
+
+def build_client(timeout_s: float = 10.0) -> httpx.AsyncClient:
+    """The one client shape used for vendor I/O: explicit timeouts and connection limits."""
+    return httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
+        limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
+        follow_redirects=True,
+        headers={"User-Agent": "gpuquote/0.1"},
+    )

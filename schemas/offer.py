@@ -1,0 +1,100 @@
+"""The canonical offer: every vendor price, whatever its billing model, normalized into one shape.
+
+Schema-evolution rules: new fields get defaults; existing fields never change type or meaning.
+Money is CNY; each amount's name carries its unit (``..._cny_per_card_hour``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+__all__ = [
+    "BundlePricing",
+    "CardHourPricing",
+    "Interconnect",
+    "NodeHourPricing",
+    "Offer",
+    "Pricing",
+    "PricingKind",
+    "TermPeriod",
+    "TermPricing",
+]
+
+Interconnect = Literal["pcie", "nvlink", "infiniband", "roce"]
+PricingKind = Literal["card_hour", "node_hour", "bundle", "term"]
+TermPeriod = Literal["day", "week", "month"]
+
+PositiveMoney = Annotated[float, msgspec.Meta(gt=0)]
+NonNegativeMoney = Annotated[float, msgspec.Meta(ge=0)]
+CardCount = Annotated[int, msgspec.Meta(ge=1, le=1024)]
+Seconds = Annotated[int, msgspec.Meta(ge=1, le=86_400)]
+
+
+class CardHourPricing(msgspec.Struct, tag="card_hour", tag_field="kind", kw_only=True, frozen=True):
+    """按卡时: cards × hours, each card billed at one price."""
+
+    cny_per_card_hour: PositiveMoney
+    max_cards: CardCount = 8
+    granularity_s: Seconds = 3600
+    min_billed_hours: NonNegativeMoney = 0.0
+
+
+class NodeHourPricing(msgspec.Struct, tag="node_hour", tag_field="kind", kw_only=True, frozen=True):
+    """按节点时: whole nodes × hours; every card of a rented node is billed, used or idle."""
+
+    cny_per_node_hour: PositiveMoney
+    cards_per_node: CardCount = 8
+    min_nodes: CardCount = 1
+    max_nodes: CardCount | None = None
+    network_premium_cny_per_node_hour: NonNegativeMoney = 0.0
+    storage_cny_per_node_hour: NonNegativeMoney = 0.0
+    granularity_s: Seconds = 3600
+
+
+class BundlePricing(msgspec.Struct, tag="bundle", tag_field="kind", kw_only=True, frozen=True):
+    """多卡打包: a fixed group of cards rented as one unit, usually below the per-card price."""
+
+    cards: CardCount
+    cny_per_bundle_hour: PositiveMoney
+    max_bundles: CardCount = 1
+    granularity_s: Seconds = 3600
+
+
+class TermPricing(msgspec.Struct, tag="term", tag_field="kind", kw_only=True, frozen=True):
+    """包日/包周/包月: prepaid whole periods, per card (cards=1) or per machine (cards=N)."""
+
+    period: TermPeriod
+    cny_per_period: PositiveMoney
+    cards: CardCount = 1
+    max_units: CardCount = 8
+
+
+Pricing = CardHourPricing | NodeHourPricing | BundlePricing | TermPricing
+
+
+class Offer(msgspec.Struct, kw_only=True, frozen=True):
+    """One rentable product of one vendor, normalized. ``id`` is stable: ``<vendor>:<sku>``."""
+
+    id: str
+    vendor: str
+    sku: str
+    region: str
+    city: str
+    gpu: str
+    gpu_memory_gb: Annotated[int, msgspec.Meta(ge=1)]
+    interconnect: Interconnect
+    pricing: Pricing
+    fetched_at: datetime
+    source: str
+    currency: Literal["CNY"] = "CNY"
+    available_cards: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    spot: bool = False
+    label: str = ""
+
+
+def offer_id(vendor: str, sku: str) -> str:
+    """The stable id of a vendor's SKU."""
+    return f"{vendor}:{sku}"

@@ -1,0 +1,82 @@
+"""Vendors: their configuration (the vendors file), their freshness and their price history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+from schemas.offer import Pricing
+
+__all__ = [
+    "FeedFormat",
+    "PriceChange",
+    "QuarantinedPrice",
+    "VendorConfig",
+    "VendorStatus",
+    "VendorsFile",
+]
+
+FeedFormat = Literal["static", "card_hour_json", "per_second_json", "node_hour_html", "sheet_csv"]
+VendorId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")]
+Slug = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")]
+
+
+class VendorConfig(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """One ``[[vendors]]`` entry. Secrets are never here: ``token_env`` names the variable holding one."""
+
+    id: VendorId
+    name: str
+    region: Slug
+    city: Slug
+    format: FeedFormat
+    path: str | None = None
+    url: str | None = None
+    token_env: str | None = None
+    timeout_s: Annotated[float, msgspec.Meta(gt=0, le=300)] = 10.0
+    retries: Annotated[int, msgspec.Meta(ge=0, le=10)] = 2
+    enabled: bool = True
+    label: str = ""
+
+
+class VendorsFile(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    vendors: list[VendorConfig]
+
+
+class QuarantinedPrice(msgspec.Struct, kw_only=True, frozen=True):
+    """A price that jumped past the threshold; served only once a second refresh sees it again."""
+
+    offer_id: str
+    pricing: Pricing
+    previous: Pricing
+    change_ratio: float
+    seen_at: datetime
+
+
+class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """A vendor's freshness as stored; ``stale`` is derived when read, from the price max age."""
+
+    vendor: str
+    name: str = ""
+    region: str = ""
+    city: str = ""
+    last_attempt_at: datetime | None = None
+    last_success_at: datetime | None = None
+    last_error: str | None = None
+    last_error_at: datetime | None = None
+    offer_count: int = 0
+    rows_dropped: int = 0
+    drop_reasons: dict[str, int] = {}
+    quarantined: list[QuarantinedPrice] = []
+    stale: bool = False
+
+
+class PriceChange(msgspec.Struct, kw_only=True, frozen=True):
+    """One entry of an offer's history: the pricing it had from ``at`` on."""
+
+    offer_id: str
+    at: datetime
+    pricing: Pricing
+    available_cards: int | None = None
+    change: Literal["new", "changed", "removed"] = "changed"

@@ -1,0 +1,101 @@
+"""The price store: where normalized offers, vendor freshness and price history live.
+
+Two implementations share one contract (tests run against both): ``MemoryPriceStore`` (embedded default,
+one process) and ``RedisPriceStore`` (shared by every replica and the refresh job).
+
+Guarantees every implementation keeps:
+- ``write_vendor`` replaces one vendor's offers and status atomically and bumps the version; readers see
+  the old set or the new one, never a mix; other vendors are untouched.
+- History gets an entry for a new, changed or removed price, never for a repeat of the same price.
+- ``version`` is one cheap read; it moves on every successful write, so a reader rebuilds only then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import msgspec
+
+from schemas.offer import Offer
+from schemas.vendor import PriceChange, VendorStatus
+
+__all__ = ["PriceStore", "StoreContents", "StoreUnavailable", "price_changes"]
+
+
+class StoreUnavailable(Exception):
+    """The store could not be reached or answered with an error."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreContents:
+    """Everything a snapshot is built from, read consistently at one ``version``."""
+
+    version: int
+    offers_by_vendor: Mapping[str, Sequence[Offer]]
+    statuses: Mapping[str, VendorStatus]
+
+
+class PriceStore(Protocol):
+    async def version(self) -> int: ...
+
+    async def read(self) -> StoreContents: ...
+
+    async def write_vendor(self, vendor: str, offers: Sequence[Offer], status: VendorStatus) -> int:
+        """Replace ``vendor``'s offers and status in one step; returns the new version."""
+        ...
+
+    async def write_status(self, status: VendorStatus) -> int:
+        """Record a vendor's status only (a failed refresh keeps its offers); returns the new version."""
+        ...
+
+    async def history(self, offer_id: str, *, limit: int = 100) -> list[PriceChange]:
+        """The offer's price changes, oldest first, at most ``limit`` of the newest."""
+        ...
+
+    async def try_lock(self, token: str, ttl_s: float) -> bool:
+        """Take the refresh lock for ``token`` unless someone else holds it."""
+        ...
+
+    async def unlock(self, token: str) -> None:
+        """Release the refresh lock if ``token`` still holds it."""
+        ...
+
+    async def ping(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+def _same_price(left: Offer, right: Offer) -> bool:
+    return left.pricing == right.pricing and left.available_cards == right.available_cards
+
+
+def price_changes(previous: Sequence[Offer], current: Sequence[Offer], at: datetime) -> list[PriceChange]:
+    """The history entries a vendor rewrite produces: new, changed and removed offers only."""
+    before = {offer.id: offer for offer in previous}
+    changes: list[PriceChange] = []
+    for offer in current:
+        old = before.pop(offer.id, None)
+        if old is not None and old.pricing == offer.pricing:
+            continue
+        changes.append(
+            PriceChange(
+                offer_id=offer.id,
+                at=at,
+                pricing=offer.pricing,
+                available_cards=offer.available_cards,
+                change="new" if old is None else "changed",
+            )
+        )
+    changes.extend(
+        PriceChange(offer_id=old.id, at=at, pricing=old.pricing, change="removed") for old in before.values()
+    )
+    return changes
+
+
+offers_encoder = msgspec.msgpack.Encoder()
+offers_decoder = msgspec.msgpack.Decoder(list[Offer])
+status_decoder = msgspec.msgpack.Decoder(VendorStatus)
+change_decoder = msgspec.msgpack.Decoder(PriceChange)
