@@ -7,7 +7,7 @@ Money is CNY; each amount's name carries its unit (``..._cny_per_card_hour``).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, cast
 
 import msgspec
 
@@ -21,6 +21,8 @@ __all__ = [
     "PricingKind",
     "TermPeriod",
     "TermPricing",
+    "offer_id",
+    "pricing_kind",
 ]
 
 Interconnect = Literal["pcie", "nvlink", "infiniband", "roce"]
@@ -98,3 +100,8 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True):
 def offer_id(vendor: str, sku: str) -> str:
     """The stable id of a vendor's SKU."""
     return f"{vendor}:{sku}"
+
+
+def pricing_kind(pricing: Pricing) -> PricingKind:
+    """The variant's tag (``card_hour``, ``node_hour``, ``bundle``, ``term``)."""
+    return cast(PricingKind, type(pricing).__struct_config__.tag)
