@@ -68,10 +68,6 @@ class PriceStore(Protocol):
     async def aclose(self) -> None: ...
 
 
-def _same_price(left: Offer, right: Offer) -> bool:
-    return left.pricing == right.pricing and left.available_cards == right.available_cards
-
-
 def price_changes(previous: Sequence[Offer], current: Sequence[Offer], at: datetime) -> list[PriceChange]:
     """The history entries a vendor rewrite produces: new, changed and removed offers only."""
     before = {offer.id: offer for offer in previous}

@@ -1,0 +1,77 @@
+"""Bodies of the read-side and admin endpoints (the quote bodies live in ``schemas.quote``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from schemas.gpu import GpuModel
+from schemas.offer import Offer
+from schemas.vendor import PriceChange, VendorStatus
+
+__all__ = [
+    "GpuList",
+    "Health",
+    "OfferHistory",
+    "OfferPage",
+    "Readiness",
+    "RefreshReport",
+    "VendorList",
+    "VendorRefresh",
+]
+
+
+class OfferPage(msgspec.Struct, kw_only=True):
+    items: list[Offer]
+    total: int
+    limit: int
+    offset: int
+    snapshot_version: int
+
+
+class OfferHistory(msgspec.Struct, kw_only=True):
+    offer_id: str
+    changes: list[PriceChange]
+
+
+class VendorList(msgspec.Struct, kw_only=True):
+    vendors: list[VendorStatus]
+    price_max_age_s: float
+
+
+class GpuList(msgspec.Struct, kw_only=True):
+    gpus: list[GpuModel]
+    reference_gpu: str = "rtx4090"
+
+
+class Health(msgspec.Struct, kw_only=True):
+    status: Literal["ok"] = "ok"
+
+
+class Readiness(msgspec.Struct, kw_only=True, omit_defaults=True):
+    status: Literal["ready", "degraded", "unavailable"]
+    store: Literal["memory", "redis", "redis-cluster"]
+    store_reachable: bool
+    snapshot_version: int | None = None
+    snapshot_built_at: datetime | None = None
+    reason: str | None = None
+
+
+class VendorRefresh(msgspec.Struct, kw_only=True, omit_defaults=True):
+    vendor: str
+    ok: bool
+    offers: int = 0
+    rows_dropped: int = 0
+    quarantined: int = 0
+    released: int = 0
+    duration_s: float = 0.0
+    error: str | None = None
+
+
+class RefreshReport(msgspec.Struct, kw_only=True):
+    ok: bool
+    vendors: list[VendorRefresh]
+    version: int
+    skipped: str | None = None

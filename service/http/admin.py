@@ -1,0 +1,48 @@
+"""Admin routes, behind an API key (``X-API-Key``) compared in constant time and never logged."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from litestar import Controller, post
+from litestar.params import Parameter
+
+from schemas.api import RefreshReport
+from service.errors import Forbidden, Unauthorized
+from service.state import AppServices
+
+__all__ = ["AdminController", "check_admin_key"]
+
+
+def check_admin_key(presented: str | None, accepted: tuple[str, ...]) -> None:
+    """401 without a key, 403 with a wrong one. Every accepted key is compared, so timing tells nothing."""
+    if not presented:
+        raise Unauthorized("send an admin API key in the X-API-Key header", field="X-API-Key")
+    matched = False
+    for key in accepted:
+        matched |= hmac.compare_digest(presented.encode(), key.encode())
+    if not matched:
+        raise Forbidden("the API key is not an admin key", field="X-API-Key")
+
+
+class AdminController(Controller):
+    path = "/admin"
+    tags = ["admin"]  # noqa: RUF012 - litestar reads a plain list
+
+    @post(
+        "/refresh",
+        operation_id="refresh_prices",
+        summary="Refresh vendor prices",
+        description="Fetch every enabled vendor (or one, with `?vendor=ID`) now. Needs an admin key in "
+        "`X-API-Key`. A vendor that fails keeps its previous offers; 409 if a refresh is already running.",
+        status_code=200,
+    )
+    async def refresh(
+        self,
+        services: AppServices,
+        api_key: Annotated[str | None, Parameter(header="X-API-Key", description="An admin API key")] = None,
+        vendor: Annotated[str | None, Parameter(description="Refresh only this vendor")] = None,
+    ) -> RefreshReport:
+        check_admin_key(api_key, services.settings.admin_api_keys)
+        return await services.refresher.refresh(vendor)

@@ -1,0 +1,181 @@
+"""The refresh pipeline: every vendor fetched concurrently, screened, and written atomically per vendor.
+
+One vendor's failure never touches another's offers; a failed vendor keeps its last-known-good offers and
+its status records what went wrong. A lock in the store lets one refresher run at a time across
+processes and replicas; a second one waits up to ``wait_s`` and then gives up with ``RefreshBusy``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import httpx
+import msgspec
+
+from adapters import AdapterContext, FetchResult, VendorFetchError, build_adapter
+from adapters.base import build_client
+from schemas.api import RefreshReport, VendorRefresh
+from schemas.offer import Offer
+from schemas.vendor import VendorConfig, VendorStatus
+from service.errors import InvalidRequest, RefreshBusy
+from service.quarantine import screen_prices
+from service.store.base import PriceStore, StoreUnavailable
+
+__all__ = ["RefreshService"]
+
+logger = logging.getLogger("gpuquote.refresh")
+
+ProgressCallback = Callable[[VendorRefresh], None]
+_LOCK_POLL_S = 0.2
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class RefreshService:
+    store: PriceStore
+    vendors: Sequence[VendorConfig]
+    context: AdapterContext
+    max_change_ratio: float = 0.6
+    lock_ttl_s: float = 300.0
+    client_factory: Callable[[], httpx.AsyncClient] = build_client
+    clock: Callable[[], datetime] = _utc_now
+    observers: list[ProgressCallback] = field(default_factory=list)
+
+    def select(self, vendor_id: str | None) -> list[VendorConfig]:
+        if vendor_id is None:
+            return [vendor for vendor in self.vendors if vendor.enabled]
+        chosen = [vendor for vendor in self.vendors if vendor.id == vendor_id]
+        if not chosen:
+            known = ", ".join(vendor.id for vendor in self.vendors)
+            raise InvalidRequest("vendor", f"unknown vendor {vendor_id!r}; configured: {known}")
+        return chosen
+
+    async def refresh(
+        self, vendor_id: str | None = None, *, wait_s: float = 0.0, on_progress: ProgressCallback | None = None
+    ) -> RefreshReport:
+        """Refresh all enabled vendors (or one); raises ``RefreshBusy`` if the lock stays taken."""
+        chosen = self.select(vendor_id)
+        token = uuid.uuid4().hex
+        await self._acquire(token, wait_s)
+        try:
+            contents = await self.store.read()
+            async with self.client_factory() as client:
+                outcomes = await asyncio.gather(
+                    *(
+                        self._refresh_vendor(
+                            vendor,
+                            client,
+                            contents.offers_by_vendor.get(vendor.id, ()),
+                            contents.statuses,
+                            on_progress,
+                        )
+                        for vendor in chosen
+                    )
+                )
+            version = await self.store.version()
+        finally:
+            await self.store.unlock(token)
+        return RefreshReport(ok=all(outcome.ok for outcome in outcomes), vendors=list(outcomes), version=version)
+
+    async def _acquire(self, token: str, wait_s: float) -> None:
+        deadline = time.monotonic() + wait_s
+        while not await self.store.try_lock(token, self.lock_ttl_s):
+            if time.monotonic() >= deadline:
+                raise RefreshBusy("another refresh holds the lock; try again when it finishes")
+            await asyncio.sleep(_LOCK_POLL_S)
+
+    async def _fetch(self, vendor: VendorConfig, client: httpx.AsyncClient) -> FetchResult:
+        # The adapter bounds each request; this bounds the whole feed (pages, retries, backoff) too.
+        budget_s = vendor.timeout_s * (vendor.retries + 1) * 2 + 5
+        async with asyncio.timeout(budget_s):
+            result = await build_adapter(vendor, client=client, context=self.context).fetch()
+        if not result.offers:
+            reasons = ", ".join(f"{reason}×{count}" for reason, count in result.rejected_by_reason().items())
+            raise VendorFetchError(vendor.id, f"feed yielded no valid offers ({reasons or 'empty feed'})")
+        return result
+
+    async def _refresh_vendor(
+        self,
+        vendor: VendorConfig,
+        client: httpx.AsyncClient,
+        previous: Sequence[Offer],
+        statuses: Mapping[str, VendorStatus],
+        on_progress: ProgressCallback | None,
+    ) -> VendorRefresh:
+        started = time.monotonic()
+        attempted_at = self.clock()
+        status = statuses.get(vendor.id) or VendorStatus(vendor=vendor.id)
+        status = msgspec.structs.replace(
+            status, name=vendor.name, region=vendor.region, city=vendor.city, last_attempt_at=attempted_at
+        )
+        try:
+            result = await self._fetch(vendor, client)
+            outcome = await self._store_result(vendor, result, previous, status, attempted_at)
+        except (VendorFetchError, TimeoutError, StoreUnavailable) as error:
+            outcome = await self._record_failure(vendor, status, attempted_at, _describe(error))
+        except Exception as error:  # an adapter bug must not cost the other vendors their refresh
+            logger.exception("vendor %s: unexpected error during refresh", vendor.id)
+            outcome = await self._record_failure(vendor, status, attempted_at, f"internal error: {error!r}")
+        outcome = msgspec.structs.replace(outcome, duration_s=round(time.monotonic() - started, 3))
+        for callback in (*self.observers, *((on_progress,) if on_progress else ())):
+            callback(outcome)
+        return outcome
+
+    async def _store_result(
+        self,
+        vendor: VendorConfig,
+        result: FetchResult,
+        previous: Sequence[Offer],
+        status: VendorStatus,
+        attempted_at: datetime,
+    ) -> VendorRefresh:
+        screened = screen_prices(
+            previous, result.offers, status.quarantined, max_change_ratio=self.max_change_ratio, now=attempted_at
+        )
+        new_status = msgspec.structs.replace(
+            status,
+            last_success_at=attempted_at,
+            offer_count=len(screened.served),
+            rows_dropped=len(result.rejected),
+            drop_reasons=result.rejected_by_reason(),
+            quarantined=screened.quarantined,
+        )
+        await self.store.write_vendor(vendor.id, screened.served, new_status)
+        for row in result.rejected:
+            logger.warning("vendor %s: dropped row %s (%s: %s)", vendor.id, row.sku, row.reason, row.detail)
+        return VendorRefresh(
+            vendor=vendor.id,
+            ok=True,
+            offers=len(screened.served),
+            rows_dropped=len(result.rejected),
+            quarantined=len(screened.quarantined),
+            released=screened.released,
+        )
+
+    async def _record_failure(
+        self, vendor: VendorConfig, status: VendorStatus, attempted_at: datetime, message: str
+    ) -> VendorRefresh:
+        logger.warning("vendor %s: refresh failed, keeping previous offers: %s", vendor.id, message)
+        failed = msgspec.structs.replace(status, last_error=message, last_error_at=attempted_at)
+        try:
+            await self.store.write_status(failed)
+        except StoreUnavailable as error:
+            message = f"{message}; status not recorded: {error}"
+        return VendorRefresh(vendor=vendor.id, ok=False, offers=status.offer_count, error=message)
+
+
+def _describe(error: Exception) -> str:
+    if isinstance(error, VendorFetchError):
+        return error.message
+    if isinstance(error, TimeoutError):
+        return "feed took longer than its whole-refresh budget"
+    return str(error)

@@ -1,0 +1,55 @@
+"""Settings, read from the environment (prefix ``GPUQUOTE_``) only when ``Settings.from_env`` is called."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any
+
+import msgspec
+
+__all__ = ["BUNDLED_VENDORS_FILE", "Settings", "SettingsError"]
+
+BUNDLED_VENDORS_FILE = Path(__file__).parent / "reference" / "vendors.toml"
+_PREFIX = "GPUQUOTE_"
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value the service cannot use."""
+
+
+class Settings(msgspec.Struct, kw_only=True, frozen=True):
+    redis_url: str | None = None
+    redis_cluster: bool = False
+    redis_namespace: str = "gpuquote"
+    vendors_file: Path = BUNDLED_VENDORS_FILE
+    admin_api_keys: tuple[str, ...] = ()
+    refresh_interval_s: Annotated[float, msgspec.Meta(ge=0)] = 0.0
+    price_max_age_s: Annotated[float, msgspec.Meta(gt=0)] = 86_400.0
+    quarantine_change_ratio: Annotated[float, msgspec.Meta(gt=0)] = 0.6
+    refresh_lock_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 300.0
+    history_max_entries: Annotated[int, msgspec.Meta(ge=1)] = 500
+    cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.9
+    rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 0
+    max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65_536
+    cors_allow_origins: tuple[str, ...] = ()
+    log_level: str = "INFO"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """Settings from ``GPUQUOTE_*`` variables; a bad value raises ``SettingsError`` naming it."""
+        env = os.environ if environ is None else environ
+        raw: dict[str, Any] = {}
+        for field in msgspec.structs.fields(cls):
+            value = env.get(_PREFIX + field.name.upper())
+            if value is None or value == "":
+                continue
+            if field.name in {"admin_api_keys", "cors_allow_origins"}:
+                raw[field.name] = [item.strip() for item in value.split(",") if item.strip()]
+            else:
+                raw[field.name] = value
+        try:
+            return msgspec.convert(raw, cls, strict=False)
+        except msgspec.ValidationError as error:
+            raise SettingsError(f"invalid GPUQUOTE_ setting: {error}") from error

@@ -1,0 +1,103 @@
+"""The in-process snapshot: decoded offers plus prepared quote tables, rebuilt only when the store moved.
+
+Each request costs one ``GET version`` round trip; the catalog is decoded and the tables are prepared once
+per version. When the store cannot be reached, the last snapshot keeps serving and ``store_reachable`` says
+so, so quoting carries on from known prices while the store is down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from schemas.offer import Offer
+from schemas.vendor import VendorStatus
+from service.errors import StoreUnreachable
+from service.quote.tables import OfferTables, build_offer_tables
+from service.store.base import PriceStore, StoreContents, StoreUnavailable
+
+__all__ = ["Snapshot", "SnapshotCache"]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    version: int
+    offers: tuple[Offer, ...]
+    offers_by_id: Mapping[str, Offer]
+    statuses: Mapping[str, VendorStatus]
+    tables: OfferTables
+    built_at: datetime
+    oldest_fetched_at: datetime | None
+
+    @classmethod
+    def build(cls, contents: StoreContents, *, built_at: datetime) -> Snapshot:
+        offers = tuple(
+            offer for vendor in sorted(contents.offers_by_vendor) for offer in contents.offers_by_vendor[vendor]
+        )
+        return cls(
+            version=contents.version,
+            offers=offers,
+            offers_by_id={offer.id: offer for offer in offers},
+            statuses=dict(contents.statuses),
+            tables=build_offer_tables(offers),
+            built_at=built_at,
+            oldest_fetched_at=min((offer.fetched_at for offer in offers), default=None),
+        )
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class SnapshotCache:
+    """Hands out the current snapshot, checking the store's version once per call."""
+
+    def __init__(self, store: PriceStore, *, clock: Callable[[], datetime] = _utc_now) -> None:
+        self._store = store
+        self._clock = clock
+        self._snapshot: Snapshot | None = None
+        self._rebuild_lock = asyncio.Lock()
+        self.store_reachable = True
+        self.last_store_error: str | None = None
+
+    @property
+    def held(self) -> Snapshot | None:
+        """The snapshot in memory, without asking the store."""
+        return self._snapshot
+
+    async def current(self) -> Snapshot:
+        try:
+            version = await self._store.version()
+        except StoreUnavailable as error:
+            return self._fallback(error)
+        snapshot = self._snapshot
+        if snapshot is not None and snapshot.version == version:
+            self._mark_reachable()
+            return snapshot
+        async with self._rebuild_lock:
+            snapshot = self._snapshot
+            if snapshot is not None and snapshot.version >= version:
+                self._mark_reachable()
+                return snapshot
+            try:
+                contents = await self._store.read()
+            except StoreUnavailable as error:
+                return self._fallback(error)
+            # Building the tables is CPU work; a thread keeps the event loop answering meanwhile.
+            snapshot = await asyncio.to_thread(Snapshot.build, contents, built_at=self._clock())
+            self._snapshot = snapshot
+            self._mark_reachable()
+            return snapshot
+
+    def _mark_reachable(self) -> None:
+        self.store_reachable = True
+        self.last_store_error = None
+
+    def _fallback(self, error: StoreUnavailable) -> Snapshot:
+        self.store_reachable = False
+        self.last_store_error = str(error)
+        if self._snapshot is None:
+            raise StoreUnreachable(f"price store unreachable and no snapshot held: {error}") from error
+        return self._snapshot

@@ -1,0 +1,77 @@
+"""The service's long-lived parts, built once per app (or CLI run) from ``Settings``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from adapters import DEFAULT_GPU_CATALOG, AdapterContext, GpuCatalog
+from adapters.vendors_file import load_vendors_file
+from schemas.vendor import VendorConfig
+from service.refresh import RefreshService
+from service.settings import Settings
+from service.snapshot import SnapshotCache
+from service.store.base import PriceStore
+from service.store.memory import MemoryPriceStore
+from service.store.redis import RedisPriceStore, connect_redis
+
+__all__ = ["AppServices", "StoreKind", "build_services"]
+
+StoreKind = Literal["memory", "redis", "redis-cluster"]
+
+
+@dataclass
+class AppServices:
+    settings: Settings
+    store: PriceStore
+    store_kind: StoreKind
+    snapshots: SnapshotCache
+    refresher: RefreshService
+    vendors: list[VendorConfig]
+    catalog: GpuCatalog
+
+    @property
+    def known_regions(self) -> list[str]:
+        return sorted({vendor.region for vendor in self.vendors})
+
+    async def aclose(self) -> None:
+        await self.store.aclose()
+
+
+def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
+    if settings.redis_url is None:
+        return MemoryPriceStore(history_max_entries=settings.history_max_entries), "memory"
+    cluster = settings.redis_cluster or settings.redis_url.startswith("redis+cluster://")
+    client = connect_redis(settings.redis_url, cluster=cluster)
+    store = RedisPriceStore(
+        client, namespace=settings.redis_namespace, history_max_entries=settings.history_max_entries
+    )
+    return store, "redis-cluster" if cluster else "redis"
+
+
+def build_services(settings: Settings, *, store: PriceStore | None = None) -> AppServices:
+    """Everything a request or a CLI command needs; raises ``VendorsFileError`` on a bad vendors file."""
+    vendors, base_dir = load_vendors_file(settings.vendors_file)
+    store_kind: StoreKind = "memory"
+    if store is None:
+        store, store_kind = build_store(settings)
+    elif isinstance(store, RedisPriceStore):
+        store_kind = "redis"
+    catalog = DEFAULT_GPU_CATALOG
+    refresher = RefreshService(
+        store=store,
+        vendors=vendors,
+        context=AdapterContext(base_dir=base_dir, catalog=catalog, environ=dict(os.environ)),
+        max_change_ratio=settings.quarantine_change_ratio,
+        lock_ttl_s=settings.refresh_lock_ttl_s,
+    )
+    return AppServices(
+        settings=settings,
+        store=store,
+        store_kind=store_kind,
+        snapshots=SnapshotCache(store),
+        refresher=refresher,
+        vendors=vendors,
+        catalog=catalog,
+    )
