@@ -27,9 +27,7 @@ class UnknownGpuName(ValueError):
         self.reason = reason
 
 
-def _model(
-    gpu_id: str, name: str, memory_gb: int, tflops: float, index: float, *aliases: str
-) -> GpuModel:
+def _model(gpu_id: str, name: str, memory_gb: int, tflops: float, index: float, *aliases: str) -> GpuModel:
     return GpuModel(
         id=gpu_id, name=name, memory_gb=memory_gb, tflops_bf16=tflops, perf_index=index, aliases=list(aliases)
     )
@@ -88,7 +86,9 @@ class GpuCatalog:
             return lowered
         memory_match = _MEMORY_PATTERN.search(lowered)
         memory_gb = int(memory_match["gb"]) if memory_match else None
-        remainder = lowered[: memory_match.start()] + lowered[memory_match.end() :] if memory_match else lowered
+        remainder = (
+            lowered[: memory_match.start()] + lowered[memory_match.end() :] if memory_match else lowered
+        )
         compact = _NOISE_WORDS.sub("", re.sub(r"[^a-z0-9\u4e00-\u9fff]", "", remainder))
         family_match = _FAMILY_PATTERN.match(compact)
         if family_match is None or family_match["family"] not in self._by_family:
@@ -97,7 +97,9 @@ class GpuCatalog:
         if memory_gb is not None:
             candidates = [model for model in candidates if model.memory_gb == memory_gb]
             if not candidates:
-                raise UnknownGpuName(raw_name, f"no {family_match['family']} with {memory_gb} GB in the catalog")
+                raise UnknownGpuName(
+                    raw_name, f"no {family_match['family']} with {memory_gb} GB in the catalog"
+                )
         if len(candidates) > 1:
             sizes = " or ".join(f"{model.memory_gb} GB" for model in candidates)
             raise UnknownGpuName(raw_name, f"ambiguous memory size: {sizes}")

@@ -30,6 +30,8 @@ def load_vendors_file(path: Path) -> tuple[list[VendorConfig], Path]:
         if vendor.id in seen:
             raise VendorsFileError(f"invalid vendors file {path}: vendor id {vendor.id!r} appears twice")
         if vendor.path is None and vendor.url is None:
-            raise VendorsFileError(f"invalid vendors file {path}: vendor {vendor.id!r} has neither path nor url")
+            raise VendorsFileError(
+                f"invalid vendors file {path}: vendor {vendor.id!r} has neither path nor url"
+            )
         seen.add(vendor.id)
     return parsed.vendors, path.parent

@@ -49,7 +49,7 @@ async def load_if_empty(services: AppServices) -> None:
 
 
 async def refresh_periodically(services: AppServices, interval_s: float) -> None:
-    """Refresh every ``interval_s`` (±20 % jitter so replicas do not line up); another holder's lock is fine."""
+    """Refresh every ``interval_s``, ±20 % jitter so replicas do not line up; a held lock is fine."""
     while True:
         await asyncio.sleep(interval_s * random.uniform(0.8, 1.2))  # noqa: S311 - jitter only
         try:

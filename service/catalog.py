@@ -40,7 +40,9 @@ def _canonical_gpus(names: Sequence[str], catalog: GpuCatalog) -> set[str]:
 def _checked(field: str, values: Sequence[str], known: Sequence[str]) -> set[str]:
     unknown = sorted(set(values) - set(known))
     if unknown:
-        raise InvalidRequest(field, f"unknown {field} {', '.join(map(repr, unknown))}; valid: {', '.join(known)}")
+        raise InvalidRequest(
+            field, f"unknown {field} {', '.join(map(repr, unknown))}; valid: {', '.join(known)}"
+        )
     return set(values)
 
 
@@ -56,7 +58,9 @@ def list_offers(
     """One page of the snapshot's offers matching every given filter (each filter is an any-of list)."""
     gpus = _canonical_gpus(query.gpus, catalog)
     known_vendors = sorted({vendor.id for vendor in vendors} | {offer.vendor for offer in snapshot.offers})
-    known_regions = sorted({vendor.region for vendor in vendors} | {offer.region for offer in snapshot.offers})
+    known_regions = sorted(
+        {vendor.region for vendor in vendors} | {offer.region for offer in snapshot.offers}
+    )
     regions = _checked("region", query.regions, known_regions)
     vendor_ids = _checked("vendor", query.vendors, known_vendors)
     kinds = set(query.pricing)
@@ -99,7 +103,8 @@ def vendor_freshness(
     statuses = dict(snapshot.statuses)
     for vendor in vendors:
         statuses.setdefault(
-            vendor.id, VendorStatus(vendor=vendor.id, name=vendor.name, region=vendor.region, city=vendor.city)
+            vendor.id,
+            VendorStatus(vendor=vendor.id, name=vendor.name, region=vendor.region, city=vendor.city),
         )
     listed = [
         msgspec.structs.replace(status, stale=_is_stale(status, now, max_age_s))

@@ -72,7 +72,11 @@ def screen_prices(
         served.append(old)
         quarantined.append(
             QuarantinedPrice(
-                offer_id=offer.id, pricing=offer.pricing, previous=old.pricing, change_ratio=ratio, seen_at=now
+                offer_id=offer.id,
+                pricing=offer.pricing,
+                previous=old.pricing,
+                change_ratio=ratio,
+                seen_at=now,
             )
         )
     return ScreenedPrices(served=served, quarantined=quarantined, released=released)

@@ -60,7 +60,11 @@ class RefreshService:
         return chosen
 
     async def refresh(
-        self, vendor_id: str | None = None, *, wait_s: float = 0.0, on_progress: ProgressCallback | None = None
+        self,
+        vendor_id: str | None = None,
+        *,
+        wait_s: float = 0.0,
+        on_progress: ProgressCallback | None = None,
     ) -> RefreshReport:
         """Refresh all enabled vendors (or one); raises ``RefreshBusy`` if the lock stays taken."""
         chosen = self.select(vendor_id)
@@ -84,7 +88,9 @@ class RefreshService:
             version = await self.store.version()
         finally:
             await self.store.unlock(token)
-        return RefreshReport(ok=all(outcome.ok for outcome in outcomes), vendors=list(outcomes), version=version)
+        return RefreshReport(
+            ok=all(outcome.ok for outcome in outcomes), vendors=list(outcomes), version=version
+        )
 
     async def _acquire(self, token: str, wait_s: float) -> None:
         deadline = time.monotonic() + wait_s
@@ -139,7 +145,11 @@ class RefreshService:
         attempted_at: datetime,
     ) -> VendorRefresh:
         screened = screen_prices(
-            previous, result.offers, status.quarantined, max_change_ratio=self.max_change_ratio, now=attempted_at
+            previous,
+            result.offers,
+            status.quarantined,
+            max_change_ratio=self.max_change_ratio,
+            now=attempted_at,
         )
         new_status = msgspec.structs.replace(
             status,

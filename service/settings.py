@@ -19,6 +19,12 @@ class SettingsError(ValueError):
     """An environment variable holds a value the service cannot use."""
 
 
+def _decode_path(target: type, value: Any) -> Any:
+    if target is Path and isinstance(value, str):
+        return Path(value)
+    raise NotImplementedError(f"cannot read {target.__name__} from the environment")
+
+
 class Settings(msgspec.Struct, kw_only=True, frozen=True):
     redis_url: str | None = None
     redis_cluster: bool = False
@@ -50,6 +56,6 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
             else:
                 raw[field.name] = value
         try:
-            return msgspec.convert(raw, cls, strict=False)
+            return msgspec.convert(raw, cls, strict=False, dec_hook=_decode_path)
         except msgspec.ValidationError as error:
             raise SettingsError(f"invalid GPUQUOTE_ setting: {error}") from error

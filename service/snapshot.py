@@ -34,7 +34,9 @@ class Snapshot:
     @classmethod
     def build(cls, contents: StoreContents, *, built_at: datetime) -> Snapshot:
         offers = tuple(
-            offer for vendor in sorted(contents.offers_by_vendor) for offer in contents.offers_by_vendor[vendor]
+            offer
+            for vendor in sorted(contents.offers_by_vendor)
+            for offer in contents.offers_by_vendor[vendor]
         )
         return cls(
             version=contents.version,

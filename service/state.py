@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from typing import Literal
 
+from litestar.di import NamedDependency
+
 from adapters import DEFAULT_GPU_CATALOG, AdapterContext, GpuCatalog
 from adapters.vendors_file import load_vendors_file
 from schemas.vendor import VendorConfig
@@ -16,7 +18,7 @@ from service.store.base import PriceStore
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
 
-__all__ = ["AppServices", "StoreKind", "build_services"]
+__all__ = ["AppServices", "Services", "StoreKind", "build_services"]
 
 StoreKind = Literal["memory", "redis", "redis-cluster"]
 
@@ -37,6 +39,10 @@ class AppServices:
 
     async def aclose(self) -> None:
         await self.store.aclose()
+
+
+# Route handlers declare ``services: Services`` to receive the app's ``AppServices``.
+Services = NamedDependency[AppServices]
 
 
 def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:

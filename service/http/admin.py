@@ -6,11 +6,11 @@ import hmac
 from typing import Annotated
 
 from litestar import Controller, post
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, QueryParameter
 
 from schemas.api import RefreshReport
 from service.errors import Forbidden, Unauthorized
-from service.state import AppServices
+from service.state import Services
 
 __all__ = ["AdminController", "check_admin_key"]
 
@@ -40,9 +40,11 @@ class AdminController(Controller):
     )
     async def refresh(
         self,
-        services: AppServices,
-        api_key: Annotated[str | None, Parameter(header="X-API-Key", description="An admin API key")] = None,
-        vendor: Annotated[str | None, Parameter(description="Refresh only this vendor")] = None,
+        services: Services,
+        api_key: Annotated[
+            str | None, HeaderParameter(name="X-API-Key", description="An admin API key")
+        ] = None,
+        vendor: Annotated[str | None, QueryParameter(description="Refresh only this vendor")] = None,
     ) -> RefreshReport:
         check_admin_key(api_key, services.settings.admin_api_keys)
         return await services.refresher.refresh(vendor)

@@ -6,12 +6,12 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 from litestar import Controller, get
-from litestar.params import Parameter
+from litestar.params import FromPath, QueryParameter
 
 from schemas.api import GpuList, OfferHistory, OfferPage, VendorList
 from schemas.offer import Offer, PricingKind
 from service.catalog import OfferFilter, find_offer, list_offers, vendor_freshness
-from service.state import AppServices
+from service.state import Services
 
 __all__ = ["CatalogController"]
 
@@ -30,13 +30,15 @@ class CatalogController(Controller):
     )
     async def list_offers(
         self,
-        services: AppServices,
-        gpu: Annotated[list[str] | None, Parameter(description="GPU id or vendor spelling, e.g. rtx4090")] = None,
-        region: Annotated[list[str] | None, Parameter(description="Region, e.g. jiangsu")] = None,
-        vendor: Annotated[list[str] | None, Parameter(description="Vendor id")] = None,
-        pricing: Annotated[list[PricingKind] | None, Parameter(description="Pricing model")] = None,
-        limit: Annotated[int, Parameter(ge=1, le=1000, description="Page size")] = 100,
-        offset: Annotated[int, Parameter(ge=0, description="Items to skip")] = 0,
+        services: Services,
+        gpu: Annotated[
+            list[str] | None, QueryParameter(description="GPU id or vendor spelling, e.g. rtx4090")
+        ] = None,
+        region: Annotated[list[str] | None, QueryParameter(description="Region, e.g. jiangsu")] = None,
+        vendor: Annotated[list[str] | None, QueryParameter(description="Vendor id")] = None,
+        pricing: Annotated[list[PricingKind] | None, QueryParameter(description="Pricing model")] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=1000, description="Page size")] = 100,
+        offset: Annotated[int, QueryParameter(ge=0, description="Items to skip")] = 0,
     ) -> OfferPage:
         snapshot = await services.snapshots.current()
         query = OfferFilter(gpus=gpu or (), regions=region or (), vendors=vendor or (), pricing=pricing or ())
@@ -50,7 +52,7 @@ class CatalogController(Controller):
         summary="One offer",
         description="The current normalized offer with this id (`<vendor>:<sku>`).",
     )
-    async def get_offer(self, services: AppServices, offer_id: str) -> Offer:
+    async def get_offer(self, services: Services, offer_id: FromPath[str]) -> Offer:
         return find_offer(await services.snapshots.current(), offer_id)
 
     @get(
@@ -61,9 +63,9 @@ class CatalogController(Controller):
     )
     async def get_offer_history(
         self,
-        services: AppServices,
-        offer_id: str,
-        limit: Annotated[int, Parameter(ge=1, le=1000, description="Newest entries to return")] = 100,
+        services: Services,
+        offer_id: FromPath[str],
+        limit: Annotated[int, QueryParameter(ge=1, le=1000, description="Newest entries to return")] = 100,
     ) -> OfferHistory:
         changes = await services.store.history(offer_id, limit=limit)
         if not changes:
@@ -77,7 +79,7 @@ class CatalogController(Controller):
         description="Each vendor's last success, last error, offer count, dropped rows, held-back prices "
         "and whether its prices are stale.",
     )
-    async def list_vendors(self, services: AppServices) -> VendorList:
+    async def list_vendors(self, services: Services) -> VendorList:
         snapshot = await services.snapshots.current()
         return vendor_freshness(
             snapshot, services.vendors, now=datetime.now(UTC), max_age_s=services.settings.price_max_age_s
@@ -89,5 +91,5 @@ class CatalogController(Controller):
         summary="GPU catalog",
         description="Canonical GPU ids with memory and a performance index relative to an RTX 4090.",
     )
-    async def list_gpus(self, services: AppServices) -> GpuList:
+    async def list_gpus(self, services: Services) -> GpuList:
         return GpuList(gpus=list(services.catalog.models.values()))

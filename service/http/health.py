@@ -13,7 +13,7 @@ from litestar import Controller, Response, get
 
 from schemas.api import Health, Readiness
 from service.errors import StoreUnreachable
-from service.state import AppServices
+from service.state import Services
 from service.store.base import StoreUnavailable
 
 __all__ = ["HealthController"]
@@ -30,9 +30,10 @@ class HealthController(Controller):
         "/ready",
         operation_id="ready",
         summary="Readiness",
-        description="200 when the price store answers (or a snapshot is held while it does not); 503 otherwise.",
+        description="200 when the price store answers, or while a snapshot is held when it does not; "
+        "503 otherwise.",
     )
-    async def ready(self, services: AppServices) -> Response[Readiness]:
+    async def ready(self, services: Services) -> Response[Readiness]:
         reason: str | None = None
         try:
             await services.store.ping()

@@ -54,7 +54,9 @@ def _field_errors(error: ValidationException) -> list[dict[str, Any]]:
         if match is not None:
             field = match["path"] or "body"
             message = _JSON_PATH.sub("", message).rstrip(" -")
-        found.append({"field": field or item.get("source") or "body", "reason": message, "in": item.get("source")})
+        found.append(
+            {"field": field or item.get("source") or "body", "reason": message, "in": item.get("source")}
+        )
     if not found:
         match = _JSON_PATH.search(error.detail)
         reason = _JSON_PATH.sub("", error.detail).rstrip(" -")

@@ -45,13 +45,22 @@ RedisClient = aioredis.Redis | RedisCluster
 
 
 def connect_redis(url: str, *, cluster: bool = False, timeout_s: float = 2.0) -> RedisClient:
-    """A client with explicit timeouts; ``cluster`` (or a ``redis+cluster://`` URL) picks the cluster client."""
+    """A client with explicit timeouts; ``cluster`` or a ``redis+cluster://`` URL picks the cluster one."""
     if url.startswith("redis+cluster://"):
         cluster, url = True, "redis://" + url.removeprefix("redis+cluster://")
     options: dict[str, Any] = {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s}
     if cluster:
         return RedisCluster.from_url(url, **options)
     return aioredis.from_url(url, health_check_interval=30, **options)
+
+
+def _raw(value: bytes | str) -> bytes:
+    """Payloads are bytes (``decode_responses`` stays off); the typing admits str too."""
+    return value.encode() if isinstance(value, str) else value
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 class RedisPriceStore:
@@ -79,7 +88,7 @@ class RedisPriceStore:
             raise StoreUnavailable(f"redis read failed: {error}") from error
 
     async def _read_consistent(self) -> StoreContents:
-        vendors = sorted(v.decode() for v in await self._client.hkeys(self._status_key))
+        vendors = sorted(_text(key) for key in await self._client.hkeys(self._status_key))
         for _ in range(_READ_ATTEMPTS):
             pipe = self._client.pipeline(transaction=True)
             pipe.get(self._version_key)
@@ -94,7 +103,9 @@ class RedisPriceStore:
             return StoreContents(
                 version=int(version_raw) if version_raw is not None else 0,
                 offers_by_vendor={
-                    vendor: offers_decoder.decode(raw) for vendor, raw in zip(vendors, offers_raw, strict=True) if raw
+                    vendor: offers_decoder.decode(raw)
+                    for vendor, raw in zip(vendors, offers_raw, strict=True)
+                    if raw
                 },
                 statuses={key.decode(): status_decoder.decode(raw) for key, raw in statuses_raw.items()},
             )
@@ -104,7 +115,7 @@ class RedisPriceStore:
         vendor_key = self._vendor_prefix + vendor
         try:
             previous_raw = await self._client.get(vendor_key)
-            previous = offers_decoder.decode(previous_raw) if previous_raw else []
+            previous = offers_decoder.decode(_raw(previous_raw)) if previous_raw else []
             pipe = self._client.pipeline(transaction=True)
             pipe.set(vendor_key, offers_encoder.encode(list(offers)))
             pipe.hset(self._status_key, vendor, offers_encoder.encode(status))
@@ -136,7 +147,11 @@ class RedisPriceStore:
             entries = await self._client.xrevrange(self._history_prefix + offer_id, count=limit)
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis history read failed: {error}") from error
-        return [change_decoder.decode(fields[b"e"]) for _entry_id, fields in reversed(entries)]
+        return [
+            change_decoder.decode(_raw(fields[b"e"]))
+            for _entry_id, fields in reversed(entries or [])
+            if fields
+        ]
 
     async def try_lock(self, token: str, ttl_s: float) -> bool:
         try:
@@ -146,7 +161,7 @@ class RedisPriceStore:
             holder = await self._client.get(self._lock_key)
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis lock failed: {error}") from error
-        return holder is not None and holder.decode() == token
+        return holder is not None and _text(holder) == token
 
     async def unlock(self, token: str) -> None:
         try:

@@ -1,0 +1,50 @@
+# The README's commands. `make run` and `make test` work on a fresh machine: they create the virtual
+# environment, install the project with its dev extras, and (for tests) the system packages tests use.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test check lint typecheck pytest bench openapi system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+## Run the service on the embedded in-memory store with the bundled reference catalog.
+run: $(STAMP)
+	$(BIN)/gpuquote serve --host $(HOST) --port $(PORT)
+
+## Lint, type-check and run every test (a real Redis is started for the Redis tests).
+test: $(STAMP) system-deps lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+# redis-server backs the Redis tests when neither GPUQUOTE_TEST_REDIS_URL nor a Docker engine is there.
+system-deps:
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; \
+	  else echo "redis-server not found: install it (apt-get install redis-server) or set GPUQUOTE_TEST_REDIS_URL"; fi; }
+
+bench: $(STAMP)
+	$(BIN)/python bench/quote.py
+	$(BIN)/python bench/refresh.py
+
+openapi: $(STAMP)
+	$(BIN)/gpuquote openapi
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

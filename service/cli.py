@@ -1,0 +1,130 @@
+"""The ``gpuquote`` command: serve, refresh, quote, openapi."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from schemas.api import RefreshReport, VendorRefresh
+from service.errors import GpuquoteError, RefreshBusy
+from service.settings import Settings, SettingsError
+from service.state import build_services
+from service.store.base import StoreUnavailable
+
+__all__ = ["main"]
+
+DEFAULT_OPENAPI_PATH = Path("openapi/openapi.json")
+
+
+def openapi_document() -> str:
+    """The app's OpenAPI document as stable, sorted JSON (what ``openapi/openapi.json`` must equal)."""
+    from service.app import create_app
+
+    schema = create_app(Settings()).openapi_schema.to_schema()
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    Settings.from_env()  # fail here, with the variable named, rather than inside a worker
+    uvicorn.run(
+        "service.app:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level="info",
+        proxy_headers=True,
+    )
+    return 0
+
+
+def _progress_line(outcome: VendorRefresh) -> None:
+    if outcome.ok:
+        detail = (
+            f"{outcome.offers} offers, {outcome.rows_dropped} rows dropped, {outcome.quarantined} held back"
+        )
+    else:
+        detail = f"FAILED, kept {outcome.offers} previous offers: {outcome.error}"
+    print(f"  {outcome.vendor:<24} {outcome.duration_s:6.2f} s  {detail}", flush=True)
+
+
+def _summary(report: RefreshReport) -> str:
+    failed = [outcome.vendor for outcome in report.vendors if not outcome.ok]
+    offers = sum(outcome.offers for outcome in report.vendors)
+    lines = [
+        f"{'vendor':<24} {'ok':<4} {'offers':>6} {'dropped':>7} {'held':>5}",
+        *(
+            f"{o.vendor:<24} {'yes' if o.ok else 'NO':<4} "
+            f"{o.offers:>6} {o.rows_dropped:>7} {o.quarantined:>5}"
+            for o in report.vendors
+        ),
+        f"{len(report.vendors)} vendors, {len(failed)} failed, {offers} offers; "
+        f"store version {report.version}",
+    ]
+    return "\n".join(lines)
+
+
+async def _refresh(args: argparse.Namespace) -> int:
+    services = build_services(Settings.from_env())
+    try:
+        print(
+            f"refreshing {'vendor ' + args.vendor if args.vendor else 'all enabled vendors'} ...", flush=True
+        )
+        report = await services.refresher.refresh(args.vendor, wait_s=args.wait, on_progress=_progress_line)
+    except RefreshBusy as busy:
+        print(f"skipped: {busy.detail}")
+        return 0
+    finally:
+        await services.aclose()
+    print(_summary(report))
+    return 0 if report.ok else 1
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(openapi_document(), encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gpuquote", description="GPU-rental prices and total-cost quotes.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the HTTP service")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1)
+    serve.set_defaults(handler=_serve)
+
+    refresh = commands.add_parser("refresh", help="fetch vendor prices into the store now")
+    refresh.add_argument("--vendor", help="refresh only this vendor id")
+    refresh.add_argument("--wait", type=float, default=0.0, help="seconds to wait for a running refresh")
+    refresh.set_defaults(handler=lambda args: asyncio.run(_refresh(args)))
+
+    openapi = commands.add_parser("openapi", help="write the OpenAPI document")
+    openapi.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
+    openapi.set_defaults(handler=_openapi)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.handler(args)
+    except (SettingsError, GpuquoteError, StoreUnavailable) as error:
+        print(f"gpuquote: {error}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""Session fixtures: a real Redis for the tests that need one, and stores isolated per test.
+
+Redis comes from, in order: ``GPUQUOTE_TEST_REDIS_URL``; a container via testcontainers when a Docker engine
+answers; a private ``redis-server`` started here on a free port. Under ``CI=true`` a missing Redis fails the
+run instead of skipping. Tests only ever delete keys under their own random namespace: they never flush a
+Redis they did not start.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis
+
+from service.store.memory import MemoryPriceStore
+from service.store.redis import RedisPriceStore, connect_redis
+
+_IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _docker_answers() -> bool:
+    """Whether a Docker engine answers ``/_ping`` (probed with a plain socket that is always closed)."""
+    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    try:
+        if host.startswith("unix://"):
+            path = host.removeprefix("unix://")
+            if not os.path.exists(path):
+                return False
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(1.0)
+                sock.connect(path)
+                sock.sendall(b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n")
+                return b" 200 " in sock.recv(256)
+        if host.startswith("tcp://"):
+            address, _, port = host.removeprefix("tcp://").rpartition(":")
+            with socket.create_connection((address, int(port)), timeout=1.0) as sock:
+                sock.sendall(b"GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n")
+                return b" 200 " in sock.recv(256)
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def _wait_for_redis(url: str, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
+    try:
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.exceptions.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+    finally:
+        client.close()
+
+
+def _unavailable(reason: str) -> None:
+    if _IN_CI:
+        pytest.fail(f"Redis tests cannot run under CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    if url := os.environ.get("GPUQUOTE_TEST_REDIS_URL"):
+        _wait_for_redis(url)
+        yield url
+        return
+    if _docker_answers():
+        from testcontainers.redis import RedisContainer
+
+        with RedisContainer("redis:7-alpine") as container:
+            host, port = container.get_container_host_ip(), container.get_exposed_port(6379)
+            yield f"redis://{host}:{port}/0"
+        return
+    binary = shutil.which("redis-server")
+    if binary is None:
+        _unavailable("no GPUQUOTE_TEST_REDIS_URL, no Docker engine, and no redis-server binary")
+    port = _free_port()
+    with tempfile.TemporaryDirectory(prefix="gpuquote-redis-") as workdir:
+        process = subprocess.Popen(
+            [
+                str(binary),
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                workdir,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            url = f"redis://127.0.0.1:{port}/0"
+            _wait_for_redis(url)
+            yield url
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+@pytest.fixture
+def redis_namespace() -> str:
+    return f"gpuquote-test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def redis_store(redis_url: str, redis_namespace: str) -> AsyncIterator[RedisPriceStore]:
+    store = RedisPriceStore(connect_redis(redis_url), namespace=redis_namespace, history_max_entries=50)
+    try:
+        yield store
+    finally:
+        await _delete_namespace(redis_url, redis_namespace)
+        await store.aclose()
+
+
+async def _delete_namespace(url: str, namespace: str) -> None:
+    client = connect_redis(url)
+    try:
+        keys = [key async for key in client.scan_iter(match=f"{namespace}:*", count=500)]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(
+    request: pytest.FixtureRequest, redis_namespace: str
+) -> AsyncIterator[MemoryPriceStore | RedisPriceStore]:
+    """Each store implementation in turn: the contract tests run against both."""
+    if request.param == "memory":
+        yield MemoryPriceStore(history_max_entries=50)
+        return
+    redis_url: str = request.getfixturevalue("redis_url")
+    redis_store = RedisPriceStore(connect_redis(redis_url), namespace=redis_namespace, history_max_entries=50)
+    try:
+        yield redis_store
+    finally:
+        await _delete_namespace(redis_url, redis_namespace)
+        await redis_store.aclose()
