@@ -1,0 +1,180 @@
+"""``POST /quote``: the request a caller sends and the ranked, costed quotes it gets back.
+
+Most bad input fails at decode with the field named (``Expected `float` > 0 - at `$.workload.gpu_hours```):
+every number carries its bounds (an upper bound also rejects infinities, which ``msgspec.convert`` would
+otherwise accept), and unknown fields are rejected at every level. What needs the catalog (GPU and region
+names, the scaling curve's consistency) is checked by the engine, which raises ``InvalidRequest``.
+
+Money is CNY rounded half-up to the fen; hours are rounded half-up to 0.01 h for display.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+from schemas.offer import Interconnect, PricingKind
+
+__all__ = [
+    "DEFAULT_CARD_COUNTS",
+    "MAX_CARDS",
+    "Excluded",
+    "Lang",
+    "LineItem",
+    "LineItemKind",
+    "Quote",
+    "QuoteRequest",
+    "QuoteResponse",
+    "Range",
+    "RankBy",
+    "ScalingOverride",
+    "ScalingPoints",
+    "ScalingProfile",
+    "SnapshotInfo",
+    "Task",
+    "Workload",
+]
+
+MAX_CARDS = 1024
+DEFAULT_CARD_COUNTS: tuple[int, ...] = (1, 2, 4, 8, 16)
+
+Task = Literal["inference", "lora", "qlora", "full_finetune", "pretrain"]
+RankBy = Literal["cost", "time", "value"]
+Lang = Literal["en", "zh"]
+ScalingProfile = Literal["default", "nvlink", "comm_heavy"]
+LineItemKind = Literal["compute", "network", "storage", "discount", "minimum"]
+
+# Upper bounds are generous but finite: they turn 1e308-style inputs into a named 4xx.
+Hours = Annotated[float, msgspec.Meta(gt=0, le=1e7)]
+MoneyCny = Annotated[float, msgspec.Meta(gt=0, le=1e12)]
+CardCount = Annotated[int, msgspec.Meta(ge=1, le=MAX_CARDS)]
+FilterName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+FilterList = Annotated[list[FilterName], msgspec.Meta(max_length=64)]
+Speedup = Annotated[float, msgspec.Meta(ge=1, le=MAX_CARDS)]
+CardCountKey = Annotated[str, msgspec.Meta(pattern=r"^[1-9][0-9]{0,3}$")]
+
+ScalingPoints = Annotated[
+    dict[CardCountKey, tuple[Speedup, Speedup]], msgspec.Meta(min_length=1, max_length=64)
+]
+"""Measured speed-ups over one card: ``{"4": [2.8, 3.2], "8": [4.5, 5.5]}`` (card count → [low, high])."""
+
+ScalingOverride = ScalingPoints | ScalingProfile
+"""Either the caller's own points or a named curve: ``default``, ``nvlink`` (near-linear), ``comm_heavy``."""
+
+
+class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """The job. ``gpu_hours`` is its wall-clock time on ONE card of ``reference_gpu``."""
+
+    gpu_hours: Hours
+    reference_gpu: FilterName | None = None
+    model_params_b: Annotated[float, msgspec.Meta(gt=0, le=100_000)] | None = None
+    task: Task | None = None
+
+
+class QuoteRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """What to quote. Filter lists narrow the offers; an empty list means no filter."""
+
+    workload: Workload
+    gpus: FilterList | None = None
+    regions: FilterList | None = None
+    vendors: FilterList | None = None
+    pricing: Annotated[list[PricingKind], msgspec.Meta(max_length=4)] | None = None
+    min_gpu_memory_gb: Annotated[float, msgspec.Meta(gt=0, le=10_000)] | None = None
+    card_counts: Annotated[list[CardCount], msgspec.Meta(min_length=1, max_length=64)] = msgspec.field(
+        default_factory=lambda: list(DEFAULT_CARD_COUNTS)
+    )
+    deadline_hours: Hours | None = None
+    budget_cny: MoneyCny | None = None
+    rank_by: RankBy = "cost"
+    time_value_cny_per_hour: Annotated[float, msgspec.Meta(ge=0, le=1e9)] | None = None
+    scaling: ScalingOverride | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=100)] = 10
+    lang: Lang = "en"
+
+
+class Range(msgspec.Struct, frozen=True):
+    """A figure with its honest spread: ``expected`` sits between ``low`` and ``high``."""
+
+    low: float
+    expected: float
+    high: float
+
+
+class LineItem(msgspec.Struct, kw_only=True, frozen=True):
+    """One line of the expected bill. Items add up to ``cost_cny.expected``; a discount is negative."""
+
+    kind: LineItemKind
+    description: str
+    amount_cny: float
+
+
+class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """One way to run the job: an offer at a card count, with time and cost ranges.
+
+    ``hours`` is wall-clock time; ``billed_hours`` is what the expected run is billed for (rounded up to
+    the offer's granularity, minimum or whole term periods). ``effective_card_hour_cny`` is the expected
+    cost spread over the cards the job uses and the hours it runs, so idle cards and unused term time show.
+    """
+
+    id: str
+    rank: int
+    offer_id: str
+    vendor: str
+    region: str
+    city: str
+    gpu: str
+    gpu_memory_gb: int
+    interconnect: Interconnect
+    cards: int
+    nodes: int
+    billed_cards: int
+    pricing: PricingKind
+    speedup: Range
+    hours: Range
+    cost_cny: Range
+    billed_hours: float
+    hourly_rate_cny: float
+    effective_card_hour_cny: float
+    breakdown: list[LineItem]
+    price_fetched_at: datetime
+    warnings: list[str] = []
+    stale: bool = False
+    value_cny: float | None = None
+    break_even_hours: float | None = None
+    label: str = ""
+
+
+class Excluded(msgspec.Struct, kw_only=True, frozen=True):
+    """Candidates (offer × card count) left out, by reason; one candidate counts under every reason it
+    fails. ``filters`` counts those outside the request's gpus/regions/vendors/pricing/memory filters."""
+
+    memory: int = 0
+    deadline: int = 0
+    budget: int = 0
+    stale: int = 0
+    capacity: int = 0
+    filters: int = 0
+
+
+class SnapshotInfo(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """Which price snapshot answered, and when its oldest price was fetched."""
+
+    version: int
+    oldest_fetched_at: datetime | None = None
+
+
+class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest, fastest and
+    recommended quotes when they rank lower, so every id named here can be looked up in ``quotes``."""
+
+    quotes: list[Quote]
+    excluded: Excluded
+    snapshot: SnapshotInfo
+    summary: str
+    rank_by: RankBy = "cost"
+    cheapest: str | None = None
+    fastest: str | None = None
+    recommended: str | None = None
+    warnings: list[str] = []

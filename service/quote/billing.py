@@ -1,0 +1,200 @@
+"""Billing: how many units of an offer a job rents, and what it is billed for a number of hours.
+
+Every pricing variant reduces to one rule, ``cost = units × unit_rate_cny_per_hour × billed_hours``:
+
+============  ==========================  ==================================  =========================
+variant       unit                        units for n cards                   billed hours
+============  ==========================  ==================================  =========================
+card_hour     one card                    n (≤ cards per machine)             up to the granularity,
+                                                                              at least the minimum
+node_hour     one node (all its cards     max(min nodes, ⌈n / cards per       up to the granularity
+              billed, idle or not)        node⌉) (≤ max nodes)
+bundle        the bundle                  n / bundle size, a whole number     up to the granularity
+                                          (≤ max bundles, one machine)
+term          one period per card, or     n per-card packages (≤ max units)   whole periods: day 24 h,
+              per machine                 or one machine package (n ≤ its     week 168 h, month 720 h
+                                          cards)
+============  ==========================  ==================================  =========================
+
+A node's rate includes its network premium and storage fee. A term package's rate is its period price
+spread over the period, so whole periods times the rate is the package price.
+
+Only node-hour offers span machines: separately rented machines promise no interconnect between them,
+so a per-machine term package rents one machine.
+
+Rounding up to the granularity allows for float noise (a millionth of a unit), so 48 h / 3.0 = 16 h
+bills 16 h, never 17. The bounds of a range are each billed on their own hours: 17.14 h at hourly
+granularity bills 18 h.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Pricing, PricingKind, TermPricing
+from schemas.quote import MAX_CARDS
+
+__all__ = [
+    "KIND_CODES",
+    "PERIOD_HOURS",
+    "Bill",
+    "BillingTerms",
+    "bill",
+    "billed_hours",
+    "billed_hours_array",
+    "billing_terms",
+    "pricing_kind",
+    "units_for",
+]
+
+PERIOD_HOURS = {"day": 24.0, "week": 168.0, "month": 720.0}
+KIND_CODES: dict[PricingKind, int] = {"card_hour": 0, "node_hour": 1, "bundle": 2, "term": 3}
+# A millionth of a billing unit: well above float noise, far below anything a vendor bills.
+_BILLING_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True, slots=True)
+class BillingTerms:
+    """An offer's pricing reduced to the one billing rule above."""
+
+    unit_cards: int
+    min_units: int
+    max_units: int
+    whole_units_only: bool
+    unit_rate_cny_per_hour: float
+    granularity_hours: float
+    min_billed_hours: float
+    machine_cards: int
+    spans_machines: bool
+
+    @property
+    def max_cards(self) -> int:
+        return self.max_units * self.unit_cards
+
+
+def billing_terms(pricing: Pricing) -> BillingTerms:
+    """The billing rule's parameters for one pricing variant."""
+    match pricing:
+        case CardHourPricing():
+            return BillingTerms(
+                unit_cards=1,
+                min_units=1,
+                max_units=pricing.max_cards,
+                whole_units_only=False,
+                unit_rate_cny_per_hour=pricing.cny_per_card_hour,
+                granularity_hours=pricing.granularity_s / 3600,
+                min_billed_hours=pricing.min_billed_hours,
+                machine_cards=pricing.max_cards,
+                spans_machines=False,
+            )
+        case NodeHourPricing():
+            node_rate = (
+                pricing.cny_per_node_hour
+                + pricing.network_premium_cny_per_node_hour
+                + pricing.storage_cny_per_node_hour
+            )
+            return BillingTerms(
+                unit_cards=pricing.cards_per_node,
+                min_units=pricing.min_nodes,
+                max_units=pricing.max_nodes or MAX_CARDS,
+                whole_units_only=False,
+                unit_rate_cny_per_hour=node_rate,
+                granularity_hours=pricing.granularity_s / 3600,
+                min_billed_hours=0.0,
+                machine_cards=pricing.cards_per_node,
+                spans_machines=True,
+            )
+        case BundlePricing():
+            return BillingTerms(
+                unit_cards=pricing.cards,
+                min_units=1,
+                max_units=pricing.max_bundles,
+                whole_units_only=True,
+                unit_rate_cny_per_hour=pricing.cny_per_bundle_hour,
+                granularity_hours=pricing.granularity_s / 3600,
+                min_billed_hours=0.0,
+                machine_cards=pricing.cards * pricing.max_bundles,
+                spans_machines=False,
+            )
+        case TermPricing():
+            period_hours = PERIOD_HOURS[pricing.period]
+            per_card = pricing.cards == 1
+            return BillingTerms(
+                unit_cards=pricing.cards,
+                min_units=1,
+                max_units=pricing.max_units if per_card else 1,
+                whole_units_only=False,
+                unit_rate_cny_per_hour=pricing.cny_per_period / period_hours,
+                granularity_hours=period_hours,
+                min_billed_hours=0.0,
+                machine_cards=pricing.max_units if per_card else pricing.cards,
+                spans_machines=False,
+            )
+    raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
+
+
+def pricing_kind(pricing: Pricing) -> PricingKind:
+    """The variant's tag: ``card_hour``, ``node_hour``, ``bundle`` or ``term``."""
+    match pricing:
+        case CardHourPricing():
+            return "card_hour"
+        case NodeHourPricing():
+            return "node_hour"
+        case BundlePricing():
+            return "bundle"
+        case TermPricing():
+            return "term"
+    raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
+
+
+def units_for(cards: int, terms: BillingTerms) -> int | None:
+    """Units rented to run ``cards`` cards, or ``None`` when the offer cannot supply exactly that."""
+    if terms.whole_units_only and cards % terms.unit_cards:
+        return None
+    units = max(terms.min_units, math.ceil(cards / terms.unit_cards))
+    return units if units <= terms.max_units else None
+
+
+def billed_hours(hours: float, granularity_hours: float, min_billed_hours: float = 0.0) -> float:
+    """``hours`` rounded up to whole granules, and at least the minimum billed."""
+    granules = math.ceil(hours / granularity_hours - _BILLING_TOLERANCE)
+    return max(min_billed_hours, granules * granularity_hours)
+
+
+def billed_hours_array(
+    hours: npt.NDArray[np.float64],
+    granularity_hours: npt.NDArray[np.float64],
+    min_billed_hours: npt.NDArray[np.float64],
+) -> npt.NDArray[np.float64]:
+    """``billed_hours`` over arrays (broadcast), the same arithmetic step for step."""
+    granules = np.ceil(hours / granularity_hours - _BILLING_TOLERANCE)
+    return np.maximum(min_billed_hours, granules * granularity_hours)
+
+
+@dataclass(frozen=True, slots=True)
+class Bill:
+    units: int
+    billed_cards: int
+    billed_hours: float
+    hourly_rate_cny: float
+    cost_cny: float
+
+
+def bill(terms: BillingTerms, cards: int, hours: float) -> Bill | None:
+    """What running ``cards`` cards for ``hours`` wall-clock hours is billed, or ``None`` if impossible."""
+    units = units_for(cards, terms)
+    if units is None:
+        return None
+    hours_billed = billed_hours(hours, terms.granularity_hours, terms.min_billed_hours)
+    hourly_rate = units * terms.unit_rate_cny_per_hour
+    return Bill(
+        units=units,
+        billed_cards=units * terms.unit_cards,
+        billed_hours=hours_billed,
+        hourly_rate_cny=hourly_rate,
+        cost_cny=hourly_rate * hours_billed,
+    )

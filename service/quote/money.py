@@ -1,0 +1,49 @@
+"""Rounding at the edge: money half-up to the fen, hours half-up to 0.01 h.
+
+Internally everything is float. Rounding goes through an integer count of fen (or centi-hours) taken as
+``floor(x * 100 + 0.5 + tolerance)``: the tolerance absorbs binary noise (``1.005 * 100`` is
+``100.49999999999999``; 383.99999999999994 must print as 384.00), and the same formula runs on numpy
+arrays, so a limit checked in bulk agrees to the fen with the figure the response shows. The count then
+becomes an exact ``Decimal`` for display.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["cents", "cents_array", "format_cny", "round_cny", "round_hours"]
+
+# A millionth of a cent: far above float noise for any amount below 1e7, far below a real fen.
+_TOLERANCE = 1e-6
+_HUNDRED = Decimal(100)
+
+
+def cents(value: float) -> int:
+    """``value`` in hundredths, rounded half-up (negative amounts round half away from zero)."""
+    if value < 0:
+        return -cents(-value)
+    return math.floor(value * 100 + 0.5 + _TOLERANCE)
+
+
+def cents_array(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``cents`` over an array of non-negative values, as floats (NaN stays NaN)."""
+    return np.floor(values * 100 + (0.5 + _TOLERANCE))
+
+
+def round_cny(amount_cny: float) -> float:
+    """CNY rounded half-up to the fen: ``round_cny(383.99999999999994) == 384.0``."""
+    return float(Decimal(cents(amount_cny)) / _HUNDRED)
+
+
+def round_hours(hours: float) -> float:
+    """Hours rounded half-up to 0.01 h for display: ``round_hours(48 / 2.8) == 17.14``."""
+    return float(Decimal(cents(hours)) / _HUNDRED)
+
+
+def format_cny(amount_cny: float) -> str:
+    """``¥1,234.50``: the amount as a person reads it, rounded like the response."""
+    return f"¥{Decimal(cents(amount_cny)) / _HUNDRED:,.2f}"
