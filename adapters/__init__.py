@@ -7,7 +7,11 @@ from collections.abc import Callable
 import httpx
 
 from adapters.base import Adapter, AdapterContext, FetchResult, RejectedRow, VendorFetchError
+from adapters.card_hour_json import CardHourJsonAdapter
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
+from adapters.node_hour_html import NodeHourHtmlAdapter
+from adapters.per_second_json import PerSecondJsonAdapter
+from adapters.sheet_csv import SheetCsvAdapter
 from adapters.static import StaticAdapter
 from schemas.vendor import FeedFormat, VendorConfig
 
@@ -28,6 +32,10 @@ AdapterFactory = Callable[..., Adapter]
 
 ADAPTERS: dict[FeedFormat, AdapterFactory] = {
     "static": StaticAdapter,
+    "card_hour_json": CardHourJsonAdapter,
+    "per_second_json": PerSecondJsonAdapter,
+    "node_hour_html": NodeHourHtmlAdapter,
+    "sheet_csv": SheetCsvAdapter,
 }
 
 

@@ -71,6 +71,8 @@ class AdapterContext:
     catalog: GpuCatalog = DEFAULT_GPU_CATALOG
     clock: Callable[[], datetime] = _utc_now
     environ: Mapping[str, str] = field(default_factory=dict)
+    # First retry waits about this long, doubling per attempt (with jitter); tests shrink it.
+    retry_backoff_s: float = 0.2
 
 
 class Adapter(Protocol):
@@ -92,6 +94,9 @@ class OfferBuilder:
         self._catalog = context.catalog
         self._fetched_at = context.clock()
         self._source = source
+        # Feeds repeat a handful of GPU names over many rows: normalize each spelling once.
+        self._gpu_ids: dict[str, str | UnknownGpuName] = {}
+        self._skus: set[str] = set()
         self.offers: list[Offer] = []
         self.rejected: list[RejectedRow] = []
 
@@ -108,11 +113,14 @@ class OfferBuilder:
         available_cards: int | None = None,
         spot: bool = False,
     ) -> None:
-        """Validate one row (GPU known, amounts within bounds) and keep it, or record why not."""
-        try:
-            gpu_id = self._catalog.normalize(gpu_name)
-        except UnknownGpuName as error:
-            self.reject(sku, "unknown_gpu", error.reason)
+        """Validate one row (known GPU, amounts within bounds, a new SKU) and keep it, or record why not."""
+        gpu_id = self._gpu_id(gpu_name)
+        if isinstance(gpu_id, UnknownGpuName):
+            self.reject(sku, "unknown_gpu", gpu_id.reason)
+            return
+        if sku in self._skus:
+            # Two rows with one offer id would silently overwrite each other in the store and its history.
+            self.reject(sku, "duplicate_sku", f"SKU {sku!r} appears more than once in the feed")
             return
         try:
             # Round-trip through the decoder: msgspec enforces the Meta bounds (price > 0, counts >= 1)
@@ -124,6 +132,7 @@ class OfferBuilder:
         if available_cards is not None and available_cards < 0:
             self.reject(sku, "invalid_stock", f"available_cards={available_cards}")
             return
+        self._skus.add(sku)
         self.offers.append(
             Offer(
                 id=offer_id(self._config.id, sku),
@@ -142,6 +151,16 @@ class OfferBuilder:
                 label=self._config.label,
             )
         )
+
+    def _gpu_id(self, gpu_name: str) -> str | UnknownGpuName:
+        known = self._gpu_ids.get(gpu_name)
+        if known is None:
+            try:
+                known = self._catalog.normalize(gpu_name)
+            except UnknownGpuName as error:
+                known = error
+            self._gpu_ids[gpu_name] = known
+        return known
 
     def result(self) -> FetchResult:
         return FetchResult(offers=self.offers, rejected=self.rejected)

@@ -1,0 +1,122 @@
+"""A real HTTP server on loopback that plays a vendor: scripted replies per path, faults included.
+
+Each path has a queue of replies; each request takes the next one and the last one repeats, so
+``serve(p, status=500)`` then ``serve(p, body)`` is "500 once, then success". A reply can be slow
+(``delay_s``), carry headers (``Retry-After``), or be truncated (``truncate_at``: the full
+``Content-Length`` is declared, fewer bytes are sent, then the connection closes).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass(frozen=True)
+class Reply:
+    body: bytes = b""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    truncate_at: int | None = None
+
+
+@dataclass(frozen=True)
+class SeenRequest:
+    path: str
+    headers: dict[str, str]
+
+
+class _Server(ThreadingHTTPServer):
+    # Handler threads are joined on close, so no request outlives its test.
+    daemon_threads = False
+    fake: FakeVendor
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # An idle keep-alive connection must not keep a handler thread (and the test's teardown) waiting.
+    timeout = 5
+    server: _Server
+
+    def do_GET(self) -> None:
+        fake = self.server.fake
+        reply = fake.take(SeenRequest(self.path, {k.lower(): v for k, v in self.headers.items()}))
+        if reply.delay_s and fake.stopping.wait(reply.delay_s):
+            self.close_connection = True
+            return
+        try:
+            self.send_response(reply.status)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(reply.body)))
+            if reply.truncate_at is not None:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(reply.body if reply.truncate_at is None else reply.body[: reply.truncate_at])
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up first (it timed out): what a slow vendor sees too.
+            self.close_connection = True
+            return
+        if reply.truncate_at is not None:
+            self.close_connection = True
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the tests assert on ``FakeVendor.requests`` instead."""
+
+
+class FakeVendor:
+    """The server plus its script; ``url(path)`` is where a vendor config should point."""
+
+    def __init__(self) -> None:
+        self._replies: dict[str, list[Reply]] = {}
+        self._lock = threading.Lock()
+        self.requests: list[SeenRequest] = []
+        self.stopping = threading.Event()
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.fake = self
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05})
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def serve(
+        self,
+        path: str,
+        body: bytes = b"",
+        *,
+        status: int = 200,
+        headers: dict[str, str] | None = None,
+        delay_s: float = 0.0,
+        truncate_at: int | None = None,
+    ) -> str:
+        """Queue one reply for ``path`` (path and query, as requested); returns its URL."""
+        reply = Reply(body, status, headers or {}, delay_s, truncate_at)
+        with self._lock:
+            self._replies.setdefault(path, []).append(reply)
+        return self.url(path)
+
+    def take(self, request: SeenRequest) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            queue = self._replies.get(request.path)
+            if not queue:
+                return Reply(b"not found", status=404)
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    def hits(self, path: str) -> int:
+        with self._lock:
+            return sum(1 for request in self.requests if request.path == path)
+
+    def close(self) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
