@@ -11,15 +11,23 @@ from contextlib import asynccontextmanager, suppress
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
+from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.plugins.problem_details import ProblemDetailsPlugin
+from litestar.plugins.prometheus import PrometheusConfig
+from litestar.stores.base import Store
+from litestar.stores.memory import MemoryStore
+from litestar.stores.redis import RedisStore
 
 from service.errors import RefreshBusy
 from service.http.admin import AdminController
 from service.http.catalog import CatalogController
 from service.http.health import HealthController
+from service.http.limits import RATE_LIMIT_STORE, cors_config, rate_limit_config
+from service.http.metrics import MetricsController
 from service.http.problems import problem_details_config
+from service.logs import RequestIdMiddleware
 from service.settings import Settings
 from service.state import AppServices, build_services
 from service.store.base import StoreUnavailable
@@ -66,6 +74,23 @@ def _services(state: State) -> AppServices:
     return services
 
 
+def _rate_limit_store(settings: Settings) -> Store:
+    """Counts live in Redis when it is configured, so every replica enforces one shared limit."""
+    if settings.redis_url is None:
+        return MemoryStore()
+    return RedisStore.with_client(url=settings.redis_url, namespace=f"{settings.redis_namespace}:ratelimit")
+
+
+def _middleware(settings: Settings) -> list[DefineMiddleware | type[RequestIdMiddleware]]:
+    middleware: list[DefineMiddleware | type[RequestIdMiddleware]] = [
+        RequestIdMiddleware,
+        PrometheusConfig(app_name="gpuquote", prefix="gpuquote", group_path=True).middleware,
+    ]
+    if (limits := rate_limit_config(settings)) is not None:
+        middleware.append(limits.middleware)
+    return middleware
+
+
 def create_app(settings: Settings | None = None, *, services: AppServices | None = None) -> Litestar:
     """The ASGI app. ``settings`` default to the environment; tests pass their own (or ready services)."""
     resolved_settings = settings or (services.settings if services else Settings.from_env())
@@ -89,11 +114,14 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
             await app_services.aclose()
 
     return Litestar(
-        route_handlers=[HealthController, CatalogController, AdminController],
+        route_handlers=[HealthController, MetricsController, CatalogController, AdminController],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         state=State({"services": app_services}),
         lifespan=[lifespan],
         plugins=[ProblemDetailsPlugin(problem_details_config())],
+        middleware=_middleware(resolved_settings),
+        stores={RATE_LIMIT_STORE: _rate_limit_store(resolved_settings)},
+        cors_config=cors_config(resolved_settings),
         request_max_body_size=resolved_settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="gpuquote",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from schemas.api import RefreshReport, VendorRefresh
 from service.errors import GpuquoteError, RefreshBusy
+from service.logs import configure_logging, uvicorn_log_config
 from service.settings import Settings, SettingsError
 from service.state import build_services
 from service.store.base import StoreUnavailable
@@ -32,14 +33,14 @@ def openapi_document() -> str:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    Settings.from_env()  # fail here, with the variable named, rather than inside a worker
+    settings = Settings.from_env()  # fail here, with the variable named, rather than inside a worker
     uvicorn.run(
         "service.app:create_app",
         factory=True,
         host=args.host,
         port=args.port,
         workers=args.workers,
-        log_level="info",
+        log_config=uvicorn_log_config(settings.log_level),
         proxy_headers=True,
     )
     return 0
@@ -72,7 +73,9 @@ def _summary(report: RefreshReport) -> str:
 
 
 async def _refresh(args: argparse.Namespace) -> int:
-    services = build_services(Settings.from_env())
+    settings = Settings.from_env()
+    configure_logging(settings.log_level)
+    services = build_services(settings)
     try:
         print(
             f"refreshing {'vendor ' + args.vendor if args.vendor else 'all enabled vendors'} ...", flush=True

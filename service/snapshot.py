@@ -56,9 +56,18 @@ def _utc_now() -> datetime:
 class SnapshotCache:
     """Hands out the current snapshot, checking the store's version once per call."""
 
-    def __init__(self, store: PriceStore, *, clock: Callable[[], datetime] = _utc_now) -> None:
+    def __init__(
+        self,
+        store: PriceStore,
+        *,
+        clock: Callable[[], datetime] = _utc_now,
+        on_rebuild: Callable[[Snapshot], None] | None = None,
+        on_store_error: Callable[[str], None] | None = None,
+    ) -> None:
         self._store = store
         self._clock = clock
+        self._on_rebuild = on_rebuild
+        self._on_store_error = on_store_error
         self._snapshot: Snapshot | None = None
         self._rebuild_lock = asyncio.Lock()
         self.store_reachable = True
@@ -73,7 +82,7 @@ class SnapshotCache:
         try:
             version = await self._store.version()
         except StoreUnavailable as error:
-            return self._fallback(error)
+            return self._fallback("version", error)
         snapshot = self._snapshot
         if snapshot is not None and snapshot.version == version:
             self._mark_reachable()
@@ -86,18 +95,22 @@ class SnapshotCache:
             try:
                 contents = await self._store.read()
             except StoreUnavailable as error:
-                return self._fallback(error)
+                return self._fallback("read", error)
             # Building the tables is CPU work; a thread keeps the event loop answering meanwhile.
             snapshot = await asyncio.to_thread(Snapshot.build, contents, built_at=self._clock())
             self._snapshot = snapshot
             self._mark_reachable()
+            if self._on_rebuild is not None:
+                self._on_rebuild(snapshot)
             return snapshot
 
     def _mark_reachable(self) -> None:
         self.store_reachable = True
         self.last_store_error = None
 
-    def _fallback(self, error: StoreUnavailable) -> Snapshot:
+    def _fallback(self, operation: str, error: StoreUnavailable) -> Snapshot:
+        if self._on_store_error is not None:
+            self._on_store_error(operation)
         self.store_reachable = False
         self.last_store_error = str(error)
         if self._snapshot is None:

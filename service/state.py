@@ -11,9 +11,10 @@ from litestar.di import NamedDependency
 from adapters import DEFAULT_GPU_CATALOG, AdapterContext, GpuCatalog
 from adapters.vendors_file import load_vendors_file
 from schemas.vendor import VendorConfig
+from service import metrics
 from service.refresh import RefreshService
 from service.settings import Settings
-from service.snapshot import SnapshotCache
+from service.snapshot import Snapshot, SnapshotCache
 from service.store.base import PriceStore
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
@@ -56,6 +57,14 @@ def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
     return store, "redis-cluster" if cluster else "redis"
 
 
+def _report_snapshot(snapshot: Snapshot) -> None:
+    offers_by_vendor: dict[str, int] = {}
+    for offer in snapshot.offers:
+        offers_by_vendor[offer.vendor] = offers_by_vendor.get(offer.vendor, 0) + 1
+    oldest = snapshot.oldest_fetched_at.timestamp() if snapshot.oldest_fetched_at else None
+    metrics.record_snapshot(snapshot.version, snapshot.built_at.timestamp(), oldest, offers_by_vendor)
+
+
 def build_services(settings: Settings, *, store: PriceStore | None = None) -> AppServices:
     """Everything a request or a CLI command needs; raises ``VendorsFileError`` on a bad vendors file."""
     vendors, base_dir = load_vendors_file(settings.vendors_file)
@@ -71,12 +80,17 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         context=AdapterContext(base_dir=base_dir, catalog=catalog, environ=dict(os.environ)),
         max_change_ratio=settings.quarantine_change_ratio,
         lock_ttl_s=settings.refresh_lock_ttl_s,
+        observers=[metrics.record_refresh],
     )
     return AppServices(
         settings=settings,
         store=store,
         store_kind=store_kind,
-        snapshots=SnapshotCache(store),
+        snapshots=SnapshotCache(
+            store,
+            on_rebuild=_report_snapshot,
+            on_store_error=lambda operation: metrics.STORE_ERRORS.labels(operation).inc(),
+        ),
         refresher=refresher,
         vendors=vendors,
         catalog=catalog,

@@ -80,13 +80,16 @@ def _from_http_error(error: HTTPException) -> ProblemDetailsException:
     if isinstance(error, ValidationException):
         return _from_validation_error(error)
     extra: dict[str, Any] | None = None
+    headers = dict(error.headers or {})
     if error.status_code == 413:
         extra = {"errors": [{"field": "body", "reason": error.detail}]}
+    if error.status_code == 429 and "RateLimit-Reset" in headers:
+        headers["Retry-After"] = headers["RateLimit-Reset"]
     return ProblemDetailsException(
         status_code=error.status_code,
         title=error.detail,
         detail=error.detail,
-        headers=error.headers,
+        headers=headers or None,
         type_=_TYPE_BASE + _slug(error.detail),
         extra=extra,
     )
