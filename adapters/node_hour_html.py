@@ -48,7 +48,14 @@ _COLUMN_RULES: tuple[tuple[Column, tuple[str, ...]], ...] = (
     ("network", ("网络", "互联", "network", "interconnect")),
     ("gpu", ("型号", "显卡", "gpu")),
 )
-_REQUIRED: tuple[Column, ...] = ("gpu", "cards", "price", "min_nodes", "network", "premium")
+_REQUIRED: dict[Column, str] = {
+    "gpu": "GPU model (GPU型号)",
+    "cards": "cards per node (每节点卡数)",
+    "price": "price per node-hour (节点单价)",
+    "min_nodes": "minimum nodes (最少节点数)",
+    "network": "network (网络)",
+    "premium": "network premium (网络附加费)",
+}
 _NONE_WORDS = frozenset({"", "-", "—", "–", "无", "免费", "不限", "n/a", "none", "free", "included", "含"})
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _NETWORKS: tuple[tuple[re.Pattern[str], Interconnect], ...] = (
@@ -143,19 +150,19 @@ def _find_price_table(
     tables: list[list[list[str]]], source: str, vendor: str
 ) -> tuple[dict[Column, int], list[list[str]]]:
     """The header's column positions and the data rows of the first table with every required column."""
-    best_missing: list[Column] = list(_REQUIRED)
+    best_missing: list[str] = list(_REQUIRED.values())
     for rows in tables:
         # The header is one of the first rows (a caption row may come before it).
         for header_index, cells in enumerate(rows[:3]):
             columns = _header_columns(cells)
-            missing = [column for column in _REQUIRED if column not in columns]
+            missing = [label for column, label in _REQUIRED.items() if column not in columns]
             if not missing:
                 return columns, rows[header_index + 1 :]
             if len(missing) < len(best_missing):
                 best_missing = missing
     raise VendorFetchError(
         vendor,
-        f"no pricing table on {source} (found {len(tables)} tables); the closest lacks columns for "
+        f"no pricing table on {source} ({len(tables)} tables on the page); the closest has no column for "
         + ", ".join(best_missing),
     )
 

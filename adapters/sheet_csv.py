@@ -95,7 +95,8 @@ def _read_sheet(body: bytes, config: VendorConfig, source: str) -> pl.DataFrame:
     text = decode_text(body, config, what=f"price sheet {source}")
     try:
         # Every cell as text: a malformed cell must cost its row, not the sheet, so casting happens below.
-        sheet = pl.read_csv(text.encode(), infer_schema=False, raise_if_empty=False)
+        # A ragged line (an unquoted "1,052") shifts its own cells and fails its own checks.
+        sheet = pl.read_csv(text.encode(), infer_schema=False, raise_if_empty=False, truncate_ragged_lines=True)
     except pl.exceptions.PolarsError as error:
         raise VendorFetchError(config.id, f"unreadable price sheet {source}: {error}") from error
     sheet = sheet.rename(_column_names(sheet.columns, config.id))
