@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from schemas.offer import Interconnect, PricingKind
+from schemas.offer import Interconnect, PricingKind, TermPeriod
 
 __all__ = [
     "DEFAULT_CARD_COUNTS",
@@ -113,7 +113,8 @@ class LineItem(msgspec.Struct, kw_only=True, frozen=True):
 class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """One way to run the job: an offer at a card count, with time and cost ranges.
 
-    ``hours`` is wall-clock time; ``billed_hours`` is what the expected run is billed for (rounded up to
+    ``break_even_hours`` (term packages): hours of use per period past which the package costs less than
+    the card-hour price (the same vendor's, else the cheapest for the GPU). ``hours`` is wall-clock time; ``billed_hours`` is what the expected run is billed for (rounded up to
     the offer's granularity, minimum or whole term periods). ``effective_card_hour_cny`` is the expected
     cost spread over the cards the job uses and the hours it runs, so idle cards and unused term time show.
     """
@@ -142,6 +143,7 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     warnings: list[str] = []
     stale: bool = False
     value_cny: float | None = None
+    term_period: TermPeriod | None = None
     break_even_hours: float | None = None
     label: str = ""
 

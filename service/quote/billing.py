@@ -47,7 +47,6 @@ __all__ = [
     "billed_hours",
     "billed_hours_array",
     "billing_terms",
-    "pricing_kind",
     "units_for",
 ]
 
@@ -134,20 +133,6 @@ def billing_terms(pricing: Pricing) -> BillingTerms:
                 machine_cards=pricing.max_units if per_card else pricing.cards,
                 spans_machines=False,
             )
-    raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
-
-
-def pricing_kind(pricing: Pricing) -> PricingKind:
-    """The variant's tag: ``card_hour``, ``node_hour``, ``bundle`` or ``term``."""
-    match pricing:
-        case CardHourPricing():
-            return "card_hour"
-        case NodeHourPricing():
-            return "node_hour"
-        case BundlePricing():
-            return "bundle"
-        case TermPricing():
-            return "term"
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
 
 

@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from schemas.offer import CardHourPricing, Offer
-from service.quote.billing import KIND_CODES, BillingTerms, billing_terms, pricing_kind
+from schemas.offer import CardHourPricing, Offer, pricing_kind
+from service.quote.billing import KIND_CODES, BillingTerms, billing_terms
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 

@@ -1,0 +1,152 @@
+"""Line items of a quote's expected bill, adding up to its expected cost.
+
+Each item is rounded half-up to the fen; the compute line takes whatever rounding difference is left, so
+the items always add up to the total the quote shows.
+
+A bundle bought from a vendor that also sells the same GPU by the card-hour shows the saving: a compute
+line at that card-hour price for the same cards and billed hours, and a negative discount line
+(4 × ¥6.00 × 16 h = ¥384.00, discount −¥32.00, total ¥352.00). Without such a price, one compute line.
+"""
+
+from __future__ import annotations
+
+from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
+from schemas.quote import Lang, LineItem
+from service.quote.billing import Bill
+from service.quote.money import cents, format_cny, round_cny
+from service.quote.texts import hours_text, number_text, text
+
+__all__ = ["line_items"]
+
+_PERIOD_NAMES: dict[Lang, dict[str, str]] = {
+    "en": {"day": "day", "week": "week", "month": "month"},
+    "zh": {"day": "日", "week": "周", "month": "月"},
+}
+
+
+def _compute_rest(total_cny: float, others: list[LineItem]) -> float:
+    """The compute amount that makes the rounded items add up to the rounded total."""
+    return (cents(total_cny) - sum(cents(item.amount_cny) for item in others)) / 100
+
+
+def _card_hour(offer: Offer, pricing: CardHourPricing, cards: int, bill: Bill, lang: Lang) -> list[LineItem]:
+    description = text(
+        "item_card_hour",
+        lang,
+        cards=cards,
+        gpu=offer.gpu,
+        price=format_cny(pricing.cny_per_card_hour),
+        hours=hours_text(bill.billed_hours),
+    )
+    if pricing.min_billed_hours > 0 and bill.billed_hours == pricing.min_billed_hours:
+        description += text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
+    return [LineItem(kind="compute", description=description, amount_cny=round_cny(bill.cost_cny))]
+
+
+def _node_hour(pricing: NodeHourPricing, bill: Bill, lang: Lang) -> list[LineItem]:
+    nodes, hours = bill.units, hours_text(bill.billed_hours)
+    extras: list[LineItem] = []
+    for kind, key, price in (
+        ("network", "item_network", pricing.network_premium_cny_per_node_hour),
+        ("storage", "item_storage", pricing.storage_cny_per_node_hour),
+    ):
+        if price > 0:
+            extras.append(
+                LineItem(
+                    kind=kind,  # type: ignore[arg-type]
+                    description=text(key, lang, nodes=nodes, price=format_cny(price), hours=hours),
+                    amount_cny=round_cny(nodes * price * bill.billed_hours),
+                )
+            )
+    compute = LineItem(
+        kind="compute",
+        description=text(
+            "item_node",
+            lang,
+            nodes=nodes,
+            node_cards=pricing.cards_per_node,
+            price=format_cny(pricing.cny_per_node_hour),
+            hours=hours,
+        ),
+        amount_cny=_compute_rest(bill.cost_cny, extras),
+    )
+    return [compute, *extras]
+
+
+def _bundle(
+    offer: Offer, pricing: BundlePricing, cards: int, bill: Bill, reference: Offer | None, lang: Lang
+) -> list[LineItem]:
+    hours = hours_text(bill.billed_hours)
+    fields = {
+        "bundles": bill.units,
+        "bundle_cards": pricing.cards,
+        "price": format_cny(pricing.cny_per_bundle_hour),
+    }
+    if reference is not None and isinstance(reference.pricing, CardHourPricing):
+        card_hour_price = reference.pricing.cny_per_card_hour
+        list_cny = cards * card_hour_price * bill.billed_hours
+        if cents(list_cny) > cents(bill.cost_cny):
+            percent = number_text(round((1 - bill.cost_cny / list_cny) * 100, 1))
+            listed = LineItem(
+                kind="compute",
+                description=text(
+                    "item_bundle_list",
+                    lang,
+                    cards=cards,
+                    gpu=offer.gpu,
+                    price=format_cny(card_hour_price),
+                    reference=reference.id,
+                    hours=hours,
+                ),
+                amount_cny=round_cny(list_cny),
+            )
+            discount = LineItem(
+                kind="discount",
+                description=text("item_bundle_discount", lang, percent=percent, **fields),
+                amount_cny=(cents(bill.cost_cny) - cents(list_cny)) / 100,
+            )
+            return [listed, discount]
+    return [
+        LineItem(
+            kind="compute",
+            description=text("item_bundle", lang, hours=hours, **fields),
+            amount_cny=round_cny(bill.cost_cny),
+        )
+    ]
+
+
+def _term(pricing: TermPricing, bill: Bill, period_hours: float, lang: Lang) -> list[LineItem]:
+    description = text(
+        "item_term",
+        lang,
+        units=bill.units,
+        period=_PERIOD_NAMES[lang][pricing.period],
+        unit_cards=pricing.cards,
+        price=format_cny(pricing.cny_per_period),
+        periods=number_text(bill.billed_hours / period_hours),
+        hours=hours_text(bill.billed_hours),
+    )
+    return [LineItem(kind="compute", description=description, amount_cny=round_cny(bill.cost_cny))]
+
+
+def line_items(
+    offer: Offer,
+    cards: int,
+    bill: Bill,
+    *,
+    card_hour_reference: Offer | None,
+    period_hours: float,
+    lang: Lang,
+) -> list[LineItem]:
+    """The expected bill's lines for ``cards`` cards of ``offer``."""
+    pricing = offer.pricing
+    match pricing:
+        case CardHourPricing():
+            return _card_hour(offer, pricing, cards, bill, lang)
+        case NodeHourPricing():
+            return _node_hour(pricing, bill, lang)
+        case BundlePricing():
+            return _bundle(offer, pricing, cards, bill, card_hour_reference, lang)
+        case TermPricing():
+            return _term(pricing, bill, period_hours, lang)
+    raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover

@@ -1,0 +1,183 @@
+"""The quote engine's entry point: ``build_quote(snapshot, request, options=...) -> QuoteResponse``.
+
+Pure: no I/O, no clock, no environment. The caller passes the time (``QuoteOptions.now``) and whether the
+price store answered. Steps: resolve the request's names (``InvalidRequest`` on a bad one), evaluate every
+(offer × card count) candidate in bulk, rank the qualifying ones, then build only the returned quotes.
+
+Rounding rules (documented once here, applied in ``money``, ``billing`` and ``quotes``):
+
+- money is rounded half-up to the fen only at the edge, in the response; hours half-up to 0.01 h;
+- each bound of a range is billed on its own wall-clock hours rounded UP to the offer's granularity:
+  48 gpu-hours on 4 cards at 2.8–3.2× is 15 / 16 / 17.142857 h, shown 15 / 16 / 17.14 h, and at
+  hourly granularity billed 15 / 16 / 18 h, so ¥480.00 / ¥512.00 / ¥576.00 at 4 × ¥8/h;
+- deadline and budget compare the figures as shown, so a quote never displays a value past a limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+import numpy.typing as npt
+
+from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
+from schemas.quote import QuoteRequest, QuoteResponse, SnapshotInfo, Task
+from service.quote.evaluate import Evaluation, evaluate
+from service.quote.memory import DEFAULT_BYTES_PER_PARAM
+from service.quote.quotes import QuoteContext, build_quote_struct
+from service.quote.ranking import CandidateKeys, pick, top
+from service.quote.resolve import ResolvedRequest, resolve_request
+from service.quote.scaling import DEFAULT_CROSS_NODE_FACTOR
+from service.quote.summary import empty_summary, quote_summary
+from service.quote.texts import number_text, text
+from service.snapshot import Snapshot
+
+__all__ = ["QuoteOptions", "build_quote"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuoteOptions:
+    """What the engine needs besides the snapshot and the request; everything an operator tunes."""
+
+    now: datetime
+    price_max_age_s: float
+    catalog: GpuCatalog = DEFAULT_GPU_CATALOG
+    cross_node_factor: float = DEFAULT_CROSS_NODE_FACTOR
+    store_reachable: bool = True
+    bytes_per_param: Mapping[Task, float] = field(default_factory=lambda: dict(DEFAULT_BYTES_PER_PARAM))
+
+    def __post_init__(self) -> None:
+        if not 0 < self.cross_node_factor <= 1:
+            raise ValueError(f"cross_node_factor must be in (0, 1], got {self.cross_node_factor}")
+        if not self.price_max_age_s > 0:
+            raise ValueError(f"price_max_age_s must be positive, got {self.price_max_age_s}")
+
+
+def _response_warnings(
+    resolved: ResolvedRequest, evaluation: Evaluation, snapshot: Snapshot, options: QuoteOptions
+) -> list[str]:
+    lang, request, tables = resolved.request.lang, resolved.request, snapshot.tables
+    warnings: list[str] = []
+    if not options.store_reachable:
+        warnings.append(text("warn_store", lang))
+    if evaluation.used_stale:
+        warnings.append(
+            text("warn_stale_fallback", lang, max_age=number_text(options.price_max_age_s / 3600))
+        )
+    if resolved.memory_needed_gb is not None and evaluation.considered.any():
+        fits_one_machine = evaluation.considered & (evaluation.min_cards <= tables.machine_cards)
+        if not fits_one_machine.any():
+            warnings.append(text("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
+    if resolved.reference_gpu is None:
+        offers_quoted = evaluation.qualifying.any(axis=1)
+        gpu_codes = np.unique(tables.gpu_code[offers_quoted])
+        if gpu_codes.size > 1:
+            gpus = ", ".join(tables.gpu_names[code] for code in gpu_codes)
+            warnings.append(text("warn_not_comparable", lang, gpus=gpus))
+    if resolved.memory_check_incomplete:
+        warnings.append(text("warn_memory_unchecked", lang))
+    if request.rank_by == "value" and request.time_value_cny_per_hour is None:
+        warnings.append(text("warn_value_without_time", lang))
+    return warnings
+
+
+def _single_card_position(evaluation: Evaluation, id_order: npt.NDArray[np.int64]) -> int | None:
+    """Offer index of the cheapest single card that could run the job, limits aside."""
+    column = evaluation.one_card_column
+    offers = np.flatnonzero(evaluation.runnable[:, column])
+    if offers.size == 0:
+        return None
+    keys = CandidateKeys(
+        cost=evaluation.cost_expected[offers, column],
+        hours=evaluation.hours_expected[offers, column],
+        id_order=id_order[offers],
+        cards=np.ones(offers.size),
+        time_value_cny_per_hour=None,
+    )
+    return int(offers[top(keys.order_keys("cost"), 1)[0]])
+
+
+def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
+    """Rank every feasible way to run the job by cost, time or value; pure."""
+    tables = snapshot.tables
+    resolved = resolve_request(
+        request, tables, snapshot.statuses.keys(), options.catalog, options.bytes_per_param
+    )
+    now_s = options.now.timestamp()
+    evaluation = evaluate(
+        tables,
+        resolved,
+        catalog=options.catalog,
+        now_s=now_s,
+        price_max_age_s=options.price_max_age_s,
+        cross_node_factor=options.cross_node_factor,
+    )
+    warnings = _response_warnings(resolved, evaluation, snapshot, options)
+    snapshot_info = SnapshotInfo(version=snapshot.version, oldest_fetched_at=snapshot.oldest_fetched_at)
+    positions = np.flatnonzero(evaluation.qualifying)
+    if positions.size == 0:
+        return QuoteResponse(
+            quotes=[],
+            excluded=evaluation.excluded,
+            snapshot=snapshot_info,
+            summary=empty_summary(evaluation.excluded, offers_loaded=tables.size, lang=request.lang),
+            rank_by=request.rank_by,
+            warnings=warnings,
+        )
+
+    width = len(evaluation.counts)
+    offer_of, column_of = positions // width, positions % width
+    keys = CandidateKeys(
+        cost=evaluation.cost_expected.ravel()[positions],
+        hours=evaluation.hours_expected.ravel()[positions],
+        id_order=tables.id_order[offer_of],
+        cards=np.array(evaluation.counts, dtype=np.float64)[column_of],
+        time_value_cny_per_hour=request.time_value_cny_per_hour,
+    )
+    picks = pick(keys, request.rank_by, request.limit)
+    context = QuoteContext(
+        tables=tables,
+        evaluation=evaluation,
+        resolved=resolved,
+        catalog=options.catalog,
+        now_s=now_s,
+        price_max_age_s=options.price_max_age_s,
+        lang=request.lang,
+    )
+    built = {
+        position: build_quote_struct(context, int(offer_of[position]), int(column_of[position]), rank)
+        for position, rank in sorted(picks.ranks.items(), key=lambda item: item[1])
+    }
+    quotes = list(built.values())
+
+    single_offer = _single_card_position(evaluation, tables.id_order)
+    single = None
+    if single_offer is not None:
+        single_id = f"{tables.offers[single_offer].id}@1"
+        single = next((quote for quote in quotes if quote.id == single_id), None) or build_quote_struct(
+            context, single_offer, evaluation.one_card_column, 0
+        )
+    considered_min_cards = evaluation.min_cards[evaluation.considered]
+    summary = quote_summary(
+        recommended=built[picks.recommended],
+        fastest=built[picks.fastest],
+        single=single,
+        quotes=quotes,
+        response_warnings=warnings,
+        vendor_names={vendor: status.name for vendor, status in snapshot.statuses.items() if status.name},
+        min_cards=int(considered_min_cards.min()) if considered_min_cards.size else None,
+        lang=request.lang,
+    )
+    return QuoteResponse(
+        quotes=quotes,
+        excluded=evaluation.excluded,
+        snapshot=snapshot_info,
+        summary=summary,
+        rank_by=request.rank_by,
+        cheapest=built[picks.cheapest].id,
+        fastest=built[picks.fastest].id,
+        recommended=built[picks.recommended].id,
+        warnings=warnings,
+    )

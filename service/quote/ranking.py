@@ -1,0 +1,102 @@
+"""Ranking qualifying candidates, and picking the cheapest, fastest and recommended ones.
+
+Orders are lexicographic and total, so equal quotes always come out in the same order:
+
+- ``cost``: expected cost, then expected hours, then offer id, then cards;
+- ``time``: expected hours, then expected cost, then offer id, then cards;
+- ``value``: cost + time value × expected hours, then expected cost, then offer id, then cards.
+
+``recommended`` is the best value when the caller gave a time value, else the cheapest.
+
+Only the top ``k`` are sorted: the primary key is partitioned first (all ties with the k-th value kept),
+so ranking costs little more than one pass over the candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from schemas.quote import RankBy
+
+__all__ = ["CandidateKeys", "Picks", "pick", "rank_of", "top"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateKeys:
+    """Sort keys of the qualifying candidates, aligned with each other."""
+
+    cost: FloatArray
+    hours: FloatArray
+    id_order: IntArray
+    cards: FloatArray
+    time_value_cny_per_hour: float | None
+
+    def value(self) -> FloatArray:
+        if self.time_value_cny_per_hour is None:
+            return self.cost
+        result: FloatArray = self.cost + self.time_value_cny_per_hour * self.hours
+        return result
+
+    def order_keys(self, rank_by: RankBy) -> tuple[npt.NDArray[np.generic], ...]:
+        """Keys, most significant first."""
+        if rank_by == "time":
+            return (self.hours, self.cost, self.id_order, self.cards)
+        if rank_by == "value":
+            return (self.value(), self.cost, self.id_order, self.cards)
+        return (self.cost, self.hours, self.id_order, self.cards)
+
+
+def top(keys: Sequence[npt.NDArray[np.generic]], k: int) -> IntArray:
+    """Positions of the ``k`` first candidates in key order."""
+    primary = keys[0]
+    if primary.size > k:
+        kth_value = np.partition(primary, k - 1)[k - 1]
+        pool = np.flatnonzero(primary <= kth_value)
+    else:
+        pool = np.arange(primary.size)
+    # lexsort sorts by its last key first.
+    order = np.lexsort(tuple(key[pool] for key in reversed(keys)))
+    chosen: IntArray = pool[order][:k]
+    return chosen
+
+
+def rank_of(keys: Sequence[npt.NDArray[np.generic]], position: int) -> int:
+    """1-based rank of one candidate in key order, without sorting them all."""
+    before = np.zeros(keys[0].size, dtype=np.bool_)
+    tied = np.ones(keys[0].size, dtype=np.bool_)
+    for key in keys:
+        before |= tied & (key < key[position])
+        tied &= key == key[position]
+    return int(before.sum()) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Picks:
+    ranked: tuple[int, ...]  # positions of the top ``limit``, best first
+    ranks: dict[int, int]  # position → rank, for every position quoted
+    cheapest: int
+    fastest: int
+    recommended: int
+
+
+def pick(keys: CandidateKeys, rank_by: RankBy, limit: int) -> Picks:
+    """The top ``limit`` by ``rank_by`` plus the highlighted candidates (positions into ``keys``)."""
+    order_keys = keys.order_keys(rank_by)
+    ranked = tuple(int(position) for position in top(order_keys, limit))
+    cheapest = int(top(keys.order_keys("cost"), 1)[0])
+    fastest = int(top(keys.order_keys("time"), 1)[0])
+    recommended = (
+        cheapest if keys.time_value_cny_per_hour is None else int(top(keys.order_keys("value"), 1)[0])
+    )
+    ranks = {position: rank for rank, position in enumerate(ranked, start=1)}
+    for extra in (cheapest, fastest, recommended):
+        if extra not in ranks:
+            ranks[extra] = rank_of(order_keys, extra)
+    return Picks(ranked=ranked, ranks=ranks, cheapest=cheapest, fastest=fastest, recommended=recommended)

@@ -1,0 +1,71 @@
+"""Literal offers and snapshots for the quote engine's tests."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from schemas.offer import CardHourPricing, Interconnect, Offer, Pricing
+from schemas.quote import QuoteRequest, Workload
+from schemas.vendor import VendorStatus
+from service.quote.engine import QuoteOptions
+from service.quote.tables import build_offer_tables
+from service.snapshot import Snapshot
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+FRESH = NOW - timedelta(hours=1)
+MAX_AGE_S = 86_400.0
+GPU_MEMORY_GB = {"rtx4090": 24, "h800": 80, "h100": 80, "a100-80g": 80, "a100-40g": 40, "l20": 48, "h20": 96}
+
+
+def offer(
+    vendor: str = "js-test",
+    sku: str = "4090",
+    *,
+    pricing: Pricing | None = None,
+    gpu: str = "rtx4090",
+    region: str = "jiangsu",
+    city: str = "suzhou",
+    interconnect: Interconnect = "pcie",
+    fetched_at: datetime = FRESH,
+    available_cards: int | None = None,
+) -> Offer:
+    return Offer(
+        id=f"{vendor}:{sku}",
+        vendor=vendor,
+        sku=sku,
+        region=region,
+        city=city,
+        gpu=gpu,
+        gpu_memory_gb=GPU_MEMORY_GB[gpu],
+        interconnect=interconnect,
+        pricing=pricing or CardHourPricing(cny_per_card_hour=8.0),
+        fetched_at=fetched_at,
+        source="test",
+        available_cards=available_cards,
+    )
+
+
+def snapshot(offers: Sequence[Offer], *, version: int = 1) -> Snapshot:
+    offers = tuple(offers)
+    vendors = sorted({item.vendor for item in offers})
+    return Snapshot(
+        version=version,
+        offers=offers,
+        offers_by_id={item.id: item for item in offers},
+        statuses={vendor: VendorStatus(vendor=vendor, last_success_at=FRESH) for vendor in vendors},
+        tables=build_offer_tables(offers),
+        built_at=NOW,
+        oldest_fetched_at=min((item.fetched_at for item in offers), default=None),
+    )
+
+
+def request(gpu_hours: float = 48.0, **fields: object) -> QuoteRequest:
+    workload_fields = {
+        name: fields.pop(name) for name in ("reference_gpu", "model_params_b", "task") if name in fields
+    }
+    return QuoteRequest(workload=Workload(gpu_hours=gpu_hours, **workload_fields), **fields)  # type: ignore[arg-type]
+
+
+def options(**fields: object) -> QuoteOptions:
+    return QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, **fields)  # type: ignore[arg-type]
