@@ -7,7 +7,9 @@ compose services must run real CLI commands against the compose Redis.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
+import importlib.metadata
 import json
 import re
 import subprocess
@@ -21,6 +23,8 @@ from urllib.parse import urlsplit
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "deploy" / "Dockerfile"
@@ -209,6 +213,68 @@ def test_build_context_leaves_out_everything_else(path: str) -> None:
     assert not sent_to_builder(path, dockerignore_patterns())
 
 
+def third_party_imports(package_dirs: set[str]) -> dict[str, str]:
+    """Top-level modules the packaged code imports at run time (not under ``TYPE_CHECKING``) → a file."""
+    found: dict[str, str] = {}
+    for top in sorted(package_dirs):
+        for path in sorted((REPO / top).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            type_only = {
+                id(node)
+                for branch in ast.walk(tree)
+                if isinstance(branch, ast.If) and "TYPE_CHECKING" in ast.unparse(branch.test)
+                for node in ast.walk(branch)
+            }
+            for node in ast.walk(tree):
+                if id(node) in type_only:
+                    continue
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    module = name.split(".")[0]
+                    if module not in sys.stdlib_module_names and module not in package_dirs:
+                        found.setdefault(module, path.relative_to(REPO).as_posix())
+    return found
+
+
+def installable_distributions(requirements: list[str]) -> set[str]:
+    """The distributions ``pip install .`` brings in: the requirements and, as installed here, theirs."""
+    names: set[str] = set()
+    pending = [Requirement(text) for text in requirements]
+    while pending:
+        requirement = pending.pop()
+        name = canonicalize_name(requirement.name)
+        if name in names:
+            continue
+        names.add(name)
+        for text in importlib.metadata.requires(requirement.name) or []:
+            child = Requirement(text)
+            extras = requirement.extras or {""}
+            if child.marker is None or any(child.marker.evaluate({"extra": extra}) for extra in extras):
+                pending.append(child)
+    return names
+
+
+def test_packaged_code_imports_only_what_the_image_installs(pyproject: dict[str, Any]) -> None:
+    """The image gets the declared dependencies only; a module imported but not declared breaks it."""
+    tops = {
+        pattern.rstrip("*").split(".")[0]
+        for pattern in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+    }
+    installed = installable_distributions(pyproject["project"]["dependencies"])
+    providers = importlib.metadata.packages_distributions()
+    undeclared = {
+        module: where
+        for module, where in third_party_imports(tops).items()
+        if not {canonicalize_name(dist) for dist in providers.get(module, [])} & installed
+    }
+    assert undeclared == {}
+
+
 # --- compose --------------------------------------------------------------------------------------------
 
 
@@ -236,6 +302,7 @@ def test_compose_runs_one_image_with_real_commands(cli_problem: CliProblem) -> N
     assert refresh["command"] == ["refresh"]
     assert cli_problem(["gpuquote", *refresh["command"]]) is None
     assert refresh["profiles"] == ["jobs"]  # never started by `up`; run on demand
+    assert refresh["healthcheck"] == {"disable": True}  # no HTTP server in a refresh run
     port = api["command"][api["command"].index("--port") + 1]
     assert any(mapping.endswith(f":{port}") for mapping in api["ports"])
 
