@@ -7,6 +7,7 @@ import logging
 import random
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
+from typing import cast
 
 from litestar import Litestar
 from litestar.datastructures import State
@@ -19,10 +20,12 @@ from litestar.plugins.prometheus import PrometheusConfig
 from litestar.stores.base import Store
 from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
+from redis.asyncio import Redis
 
 from service.errors import RefreshBusy
 from service.http.admin import AdminController
 from service.http.catalog import CatalogController
+from service.http.explorer import explorer_router
 from service.http.health import HealthController
 from service.http.limits import RATE_LIMIT_STORE, cors_config, rate_limit_config
 from service.http.metrics import MetricsController
@@ -31,6 +34,7 @@ from service.logs import RequestIdMiddleware
 from service.settings import Settings
 from service.state import AppServices, build_services
 from service.store.base import StoreUnavailable
+from service.store.redis import RedisClient, connect_redis
 
 __all__ = ["API_VERSION", "create_app"]
 
@@ -74,11 +78,13 @@ def _services(state: State) -> AppServices:
     return services
 
 
-def _rate_limit_store(settings: Settings) -> Store:
+def _rate_limit_store(settings: Settings) -> tuple[Store, RedisClient | None]:
     """Counts live in Redis when it is configured, so every replica enforces one shared limit."""
-    if settings.redis_url is None:
-        return MemoryStore()
-    return RedisStore.with_client(url=settings.redis_url, namespace=f"{settings.redis_namespace}:ratelimit")
+    if settings.redis_url is None or settings.rate_limit_per_minute <= 0:
+        return MemoryStore(), None
+    client = connect_redis(settings.redis_url, cluster=settings.redis_cluster)
+    store = RedisStore(cast(Redis, client), namespace=f"{settings.redis_namespace}:ratelimit")
+    return store, client
 
 
 def _middleware(settings: Settings) -> list[DefineMiddleware | type[RequestIdMiddleware]]:
@@ -95,6 +101,7 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
     """The ASGI app. ``settings`` default to the environment; tests pass their own (or ready services)."""
     resolved_settings = settings or (services.settings if services else Settings.from_env())
     app_services = services or build_services(resolved_settings)
+    rate_limit_store, rate_limit_client = _rate_limit_store(resolved_settings)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -112,15 +119,23 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
                 with suppress(asyncio.CancelledError):
                     await refresher_task
             await app_services.aclose()
+            if rate_limit_client is not None:
+                await rate_limit_client.aclose()
 
     return Litestar(
-        route_handlers=[HealthController, MetricsController, CatalogController, AdminController],
+        route_handlers=[
+            HealthController,
+            MetricsController,
+            CatalogController,
+            AdminController,
+            explorer_router,
+        ],
         dependencies={"services": Provide(_services, sync_to_thread=False)},
         state=State({"services": app_services}),
         lifespan=[lifespan],
         plugins=[ProblemDetailsPlugin(problem_details_config())],
         middleware=_middleware(resolved_settings),
-        stores={RATE_LIMIT_STORE: _rate_limit_store(resolved_settings)},
+        stores={RATE_LIMIT_STORE: rate_limit_store},
         cors_config=cors_config(resolved_settings),
         request_max_body_size=resolved_settings.max_body_bytes,
         openapi_config=OpenAPIConfig(

@@ -84,12 +84,14 @@ class SnapshotCache:
         except StoreUnavailable as error:
             return self._fallback("version", error)
         snapshot = self._snapshot
-        if snapshot is not None and snapshot.version == version:
+        if snapshot is not None and version in {snapshot.version, 0}:
+            # Version 0 means the store lost its data (a restart without persistence): keep serving
+            # the prices held here until a refresh fills the store again.
             self._mark_reachable()
             return snapshot
         async with self._rebuild_lock:
             snapshot = self._snapshot
-            if snapshot is not None and snapshot.version >= version:
+            if snapshot is not None and snapshot.version == version:
                 self._mark_reachable()
                 return snapshot
             try:

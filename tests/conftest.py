@@ -23,10 +23,10 @@ import redis
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
 
-_IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -56,7 +56,7 @@ def _docker_answers() -> bool:
     return False
 
 
-def _wait_for_redis(url: str, timeout_s: float = 10.0) -> None:
+def wait_for_redis(url: str, timeout_s: float = 10.0) -> None:
     deadline = time.monotonic() + timeout_s
     client = redis.Redis.from_url(url, socket_connect_timeout=0.5)
     try:
@@ -73,7 +73,7 @@ def _wait_for_redis(url: str, timeout_s: float = 10.0) -> None:
 
 
 def _unavailable(reason: str) -> None:
-    if _IN_CI:
+    if IN_CI:
         pytest.fail(f"Redis tests cannot run under CI: {reason}", pytrace=False)
     pytest.skip(reason)
 
@@ -81,7 +81,7 @@ def _unavailable(reason: str) -> None:
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
     if url := os.environ.get("GPUQUOTE_TEST_REDIS_URL"):
-        _wait_for_redis(url)
+        wait_for_redis(url)
         yield url
         return
     if _docker_answers():
@@ -94,7 +94,7 @@ def redis_url() -> Iterator[str]:
     binary = shutil.which("redis-server")
     if binary is None:
         _unavailable("no GPUQUOTE_TEST_REDIS_URL, no Docker engine, and no redis-server binary")
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory(prefix="gpuquote-redis-") as workdir:
         process = subprocess.Popen(
             [
@@ -115,7 +115,7 @@ def redis_url() -> Iterator[str]:
         )
         try:
             url = f"redis://127.0.0.1:{port}/0"
-            _wait_for_redis(url)
+            wait_for_redis(url)
             yield url
         finally:
             process.terminate()

@@ -13,6 +13,7 @@ Keys share one hash tag so a vendor rewrite is one MULTI/EXEC on a cluster too::
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -126,7 +127,7 @@ class RedisPriceStore:
                     maxlen=self._history_max_entries,
                     approximate=True,
                 )
-            pipe.incr(self._version_key)
+            self._bump_version(pipe)
             results = await pipe.execute()
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis write of vendor {vendor} failed: {error}") from error
@@ -136,11 +137,17 @@ class RedisPriceStore:
         try:
             pipe = self._client.pipeline(transaction=True)
             pipe.hset(self._status_key, status.vendor, offers_encoder.encode(status))
-            pipe.incr(self._version_key)
+            self._bump_version(pipe)
             results = await pipe.execute()
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis status write for {status.vendor} failed: {error}") from error
         return int(results[-1])
+
+    def _bump_version(self, pipe: Any) -> None:
+        # A store that lost its keys (a restart without persistence) starts again from the clock, in
+        # milliseconds, so its versions never repeat one a reader still holds.
+        pipe.set(self._version_key, time.time_ns() // 1_000_000, nx=True)
+        pipe.incr(self._version_key)
 
     async def history(self, offer_id: str, *, limit: int = 100) -> list[PriceChange]:
         try:

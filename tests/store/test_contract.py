@@ -22,12 +22,12 @@ async def test_write_reads_back_equal_offers_and_moves_the_version(store: PriceS
         make_offer(sku="4090x4", pricing=BundlePricing(cards=4, cny_per_bundle_hour=22)),
     ]
     version = await store.write_vendor("js-test", offers, ok_status("js-test", 2))
-    assert version == 1
-    assert await store.version() == 1
+    assert version > 0
+    assert await store.version() == version
     contents = await store.read()
     assert list(contents.offers_by_vendor["js-test"]) == offers
     assert contents.statuses["js-test"].offer_count == 2
-    assert await store.write_vendor("js-test", offers, ok_status("js-test", 2)) == 2
+    assert await store.write_vendor("js-test", offers, ok_status("js-test", 2)) == version + 1
 
 
 async def test_vendor_rewrite_replaces_only_that_vendors_offers(store: PriceStore) -> None:
@@ -66,8 +66,9 @@ async def test_history_is_trimmed_to_the_newest_entries(store: PriceStore) -> No
 
 async def test_status_write_keeps_offers_and_moves_the_version(store: PriceStore) -> None:
     await store.write_vendor("a", [make_offer("a")], ok_status("a"))
+    written = await store.version()
     failed = ok_status("a").__class__(vendor="a", last_error="HTTP 500", offer_count=1)
-    assert await store.write_status(failed) == 2
+    assert await store.write_status(failed) == written + 1
     contents = await store.read()
     assert [offer.id for offer in contents.offers_by_vendor["a"]] == ["a:4090"]
     assert contents.statuses["a"].last_error == "HTTP 500"

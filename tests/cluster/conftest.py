@@ -1,0 +1,144 @@
+"""A real Redis Cluster on loopback: six ``redis-server --cluster-enabled yes`` processes, three masters
+each with one replica, created with ``redis-cli --cluster create``. Short node timeouts let a replica take
+over within seconds when a test kills its master.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.conftest import IN_CI
+
+NODE_TIMEOUT_MS = 1500
+
+
+@dataclass
+class LocalCluster:
+    ports: list[int]
+    processes: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.ports[0]}"
+
+    def master_of(self, key: str) -> int:
+        """The port of the master that serves ``key`` now."""
+        client = redis.Redis(host="127.0.0.1", port=self.ports_alive()[0], socket_timeout=2)
+        try:
+            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
+            for start, end, master, *_replicas in client.execute_command("CLUSTER", "SLOTS"):
+                if start <= slot <= end:
+                    return int(master[1])
+        finally:
+            client.close()
+        raise LookupError(f"no master serves slot of {key!r}")
+
+    def ports_alive(self) -> list[int]:
+        return [port for port, process in self.processes.items() if process.poll() is None]
+
+    def kill(self, port: int) -> None:
+        process = self.processes[port]
+        process.kill()
+        process.wait(timeout=10)
+
+    def wait_until_healthy(self, timeout_s: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            client = redis.Redis(host="127.0.0.1", port=self.ports_alive()[0], socket_timeout=2)
+            try:
+                info = client.execute_command("CLUSTER", "INFO")
+                text = info.decode() if isinstance(info, bytes) else str(info)
+                if "cluster_state:ok" in text:
+                    return
+            except redis.exceptions.RedisError:
+                pass
+            finally:
+                client.close()
+            if time.monotonic() > deadline:
+                raise TimeoutError("the Redis Cluster did not reach cluster_state:ok")
+            time.sleep(0.2)
+
+
+def _cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is free too; Redis refuses ports above 55535."""
+    for _ in range(200):
+        port = random.randint(20_000, 45_000)
+        try:
+            for candidate in (port, port + 10_000):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+def _start_node(binary: str, port: int, workdir: Path) -> subprocess.Popen[bytes]:
+    node_dir = workdir / str(port)
+    node_dir.mkdir()
+    return subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+         "--save", "", "--appendonly", "no", "--dir", str(node_dir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def _wait_for_port(port: int, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.5)
+    try:
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.exceptions.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def redis_cluster() -> Iterator[LocalCluster]:
+    binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    if binary is None or cli is None:
+        if IN_CI:
+            pytest.fail("Redis Cluster tests need redis-server and redis-cli", pytrace=False)
+        pytest.skip("redis-server / redis-cli not installed")
+    cluster = LocalCluster(ports=[_cluster_port() for _ in range(6)])
+    with tempfile.TemporaryDirectory(prefix="gpuquote-cluster-") as workdir:
+        try:
+            for port in cluster.ports:
+                cluster.processes[port] = _start_node(binary, port, Path(workdir))
+            for port in cluster.ports:
+                _wait_for_port(port)
+            created = subprocess.run(
+                [cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in cluster.ports),
+                 "--cluster-replicas", "1", "--cluster-yes"],
+                check=False, capture_output=True, timeout=60,
+            )  # fmt: skip
+            if created.returncode != 0:
+                raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout!r} {created.stderr!r}")
+            cluster.wait_until_healthy()
+            yield cluster
+        finally:
+            for process in cluster.processes.values():
+                if process.poll() is None:
+                    process.terminate()
+            for process in cluster.processes.values():
+                process.wait(timeout=10)

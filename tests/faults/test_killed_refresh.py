@@ -1,0 +1,94 @@
+"""A refresh killed half-way (SIGKILL while one vendor's feed hangs) leaves every vendor's offers whole:
+the vendors written before the kill have their new set, the rest keep their previous one, none a mix."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.store.redis import RedisPriceStore, connect_redis
+from tests.servers import GPUQUOTE, FeedServer, card_hour_rows, write_vendors_file
+
+VENDORS = ["fast-a", "fast-b", "slow-c"]
+OLD = {"4090-1": 5.0, "4090-2": 5.1, "4090-3": 5.2}
+NEW = {"4090-1": 6.0, "4090-2": 6.1, "4090-3": 6.2}
+
+
+@pytest.fixture
+def feeds() -> Iterator[FeedServer]:
+    server = FeedServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def _refresh_command(env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [GPUQUOTE, "refresh"],
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+async def _prices_by_vendor(store: RedisPriceStore) -> dict[str, dict[str, float]]:
+    contents = await store.read()
+    return {
+        vendor: {o.sku: o.pricing.cny_per_card_hour for o in offers}  # type: ignore[union-attr]
+        for vendor, offers in contents.offers_by_vendor.items()
+    }
+
+
+async def test_killed_refresh_leaves_every_vendor_whole(
+    feeds: FeedServer, tmp_path: Path, redis_url: str, redis_namespace: str
+) -> None:
+    vendors_file = write_vendors_file(tmp_path, feeds.base_url, VENDORS)
+    env = {
+        "GPUQUOTE_REDIS_URL": redis_url,
+        "GPUQUOTE_REDIS_NAMESPACE": redis_namespace,
+        "GPUQUOTE_VENDORS_FILE": str(vendors_file),
+        "GPUQUOTE_REFRESH_LOCK_TTL_S": "3",
+    }
+    for vendor in VENDORS:
+        feeds.set_feed(f"{vendor}.json", card_hour_rows(OLD))
+    first = _refresh_command(env)
+    first_output = first.communicate(timeout=60)[0]
+    assert first.returncode == 0, first_output
+
+    for vendor in VENDORS:
+        feeds.set_feed(f"{vendor}.json", card_hour_rows(NEW))
+    feeds.delays_s["slow-c.json"] = 30.0
+    second = _refresh_command(env)
+    store = RedisPriceStore(connect_redis(redis_url), namespace=redis_namespace)
+    try:
+        deadline = time.monotonic() + 30
+        while (await _prices_by_vendor(store)).get("fast-b") != NEW:
+            assert time.monotonic() < deadline, "fast vendors were never written"
+            await asyncio.sleep(0.05)
+        second.send_signal(signal.SIGKILL)
+        second.wait(timeout=10)
+        if second.stdout:
+            second.stdout.close()
+
+        prices = await _prices_by_vendor(store)
+        assert prices == {"fast-a": NEW, "fast-b": NEW, "slow-c": OLD}
+        assert (await store.read()).statuses["slow-c"].last_error is None
+
+        # The dead refresher's lock expires; the next run completes.
+        feeds.delays_s.clear()
+        await asyncio.sleep(3.2)
+        third = _refresh_command(env)
+        output = third.communicate(timeout=60)[0]
+        assert third.returncode == 0, output
+        assert await _prices_by_vendor(store) == {vendor: NEW for vendor in VENDORS}
+    finally:
+        await store.aclose()

@@ -1,0 +1,46 @@
+"""Two server processes on one Redis: a refresh through one is served by the other on its next request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.servers import FeedServer, card_hour_rows, gpuquote_server, write_vendors_file
+
+ADMIN_KEY = "replica-admin-key"
+
+
+@pytest.fixture
+def feeds() -> Iterator[FeedServer]:
+    server = FeedServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def test_a_refresh_through_one_replica_is_served_by_the_other(
+    feeds: FeedServer, tmp_path: Path, redis_url: str, redis_namespace: str
+) -> None:
+    feeds.set_feed("js-shared.json", card_hour_rows({"4090": 8.0}))
+    env = {
+        "GPUQUOTE_REDIS_URL": redis_url,
+        "GPUQUOTE_REDIS_NAMESPACE": redis_namespace,
+        "GPUQUOTE_VENDORS_FILE": str(write_vendors_file(tmp_path, feeds.base_url, ["js-shared"])),
+        "GPUQUOTE_ADMIN_API_KEYS": ADMIN_KEY,
+    }
+    with gpuquote_server(env) as first, gpuquote_server(env) as second:
+        assert httpx.get(f"{second}/offers/js-shared:4090").json()["pricing"]["cny_per_card_hour"] == 8.0
+
+        feeds.set_feed("js-shared.json", card_hour_rows({"4090": 7.5}))
+        refreshed = httpx.post(f"{first}/admin/refresh", headers={"X-API-Key": ADMIN_KEY}, timeout=30)
+        assert refreshed.status_code == 200
+        assert refreshed.json()["ok"] is True
+
+        served = httpx.get(f"{second}/offers/js-shared:4090").json()
+        assert served["pricing"]["cny_per_card_hour"] == 7.5
+        history = httpx.get(f"{second}/offers/js-shared:4090/history").json()
+        assert [entry["pricing"]["cny_per_card_hour"] for entry in history["changes"]] == [8.0, 7.5]
