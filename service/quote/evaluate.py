@@ -113,11 +113,11 @@ def evaluate(
     cards = counts[None, :]
     unit_cards = tables.unit_cards[:, None]
     units = np.maximum(tables.min_units[:, None], np.ceil(cards / unit_cards))
-    capacity_ok = (units <= tables.max_units[:, None]) & (
-        units * unit_cards <= tables.available_cards[:, None]
-    )
+    billed_cards = units * unit_cards
+    capacity_ok = (units <= tables.max_units[:, None]) & (billed_cards <= tables.available_cards[:, None])
     if tables.whole_units_only.any():
-        capacity_ok &= ~tables.whole_units_only[:, None] | (np.mod(cards, unit_cards) == 0)
+        # A bundle supplies exactly n cards only when n is a whole number of bundles.
+        capacity_ok &= ~tables.whole_units_only[:, None] | (billed_cards == cards)
     reachable = min_cards <= tables.max_units * tables.unit_cards
     memory_ok = (cards >= min_cards[:, None]) & reachable[:, None]
 
@@ -132,29 +132,30 @@ def evaluate(
     cost_expected = units * tables.unit_rate_cny_per_hour[:, None] * billed
 
     feasible = considered[:, None] & capacity_ok & memory_ok
-    within = feasible.copy()
+    within = feasible
     deadline_ok = budget_ok = None
     if request.deadline_hours is not None:
         deadline_ok = cents_array(hours_expected) / 100 <= request.deadline_hours
-        within &= deadline_ok
+        within = within & deadline_ok
     if request.budget_cny is not None:
         budget_ok = cents_array(cost_expected) / 100 <= request.budget_cny
-        within &= budget_ok
+        within = within & budget_ok
     fresh = within & ~stale[:, None]
-    used_stale = not (fresh & requested).any() and bool((within & requested).any())
+    used_stale = not np.any(fresh & requested) and bool(np.any(within & requested))
     usable = within if used_stale else fresh
     runnable = feasible if used_stale else feasible & ~stale[:, None]
     qualifying = usable & requested
 
     asked = considered[:, None] & requested
     asked_feasible = feasible & requested
+    count = np.count_nonzero
     excluded = Excluded(
-        filters=int((~considered).sum()) * int(requested.sum()),
-        capacity=int((asked & ~capacity_ok).sum()),
-        memory=int((asked & ~memory_ok).sum()),
-        deadline=0 if deadline_ok is None else int((asked_feasible & ~deadline_ok).sum()),
-        budget=0 if budget_ok is None else int((asked_feasible & ~budget_ok).sum()),
-        stale=0 if used_stale else int((asked & stale[:, None]).sum()),
+        filters=(tables.size - int(count(considered))) * int(count(requested)),
+        capacity=int(count(asked & ~capacity_ok)),
+        memory=int(count(asked & ~memory_ok)),
+        deadline=0 if deadline_ok is None else int(count(asked_feasible & ~deadline_ok)),
+        budget=0 if budget_ok is None else int(count(asked_feasible & ~budget_ok)),
+        stale=0 if used_stale else int(count(asked & stale[:, None])),
     )
     return Evaluation(
         counts=resolved.evaluated_counts,

@@ -4,7 +4,7 @@ Internally everything is float. Rounding goes through an integer count of fen (o
 ``floor(x * 100 + 0.5 + tolerance)``: the tolerance absorbs binary noise (``1.005 * 100`` is
 ``100.49999999999999``; 383.99999999999994 must print as 384.00), and the same formula runs on numpy
 arrays, so a limit checked in bulk agrees to the fen with the figure the response shows. The count then
-becomes an exact ``Decimal`` for display.
+becomes the float nearest the decimal figure (JSON numbers), or an exact ``Decimal`` for text.
 """
 
 from __future__ import annotations
@@ -35,13 +35,17 @@ def cents_array(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 
 
 def round_cny(amount_cny: float) -> float:
-    """CNY rounded half-up to the fen: ``round_cny(383.99999999999994) == 384.0``."""
-    return float(Decimal(cents(amount_cny)) / _HUNDRED)
+    """CNY rounded half-up to the fen: ``round_cny(383.99999999999994) == 384.0``.
+
+    ``cents / 100`` divides two exact integers, so it is the double nearest the decimal amount: the same
+    float ``float(Decimal("384.00"))`` gives, without the Decimal detour on the hot path.
+    """
+    return cents(amount_cny) / 100
 
 
 def round_hours(hours: float) -> float:
     """Hours rounded half-up to 0.01 h for display: ``round_hours(48 / 2.8) == 17.14``."""
-    return float(Decimal(cents(hours)) / _HUNDRED)
+    return cents(hours) / 100
 
 
 def format_cny(amount_cny: float) -> str:

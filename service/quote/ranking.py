@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from schemas.quote import RankBy
 
-__all__ = ["CandidateKeys", "Picks", "pick", "rank_of", "top"]
+__all__ = ["CandidateKeys", "Picks", "best", "pick", "rank_of", "top"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -67,6 +67,15 @@ def top(keys: Sequence[npt.NDArray[np.generic]], k: int) -> IntArray:
     return chosen
 
 
+def best(keys: Sequence[npt.NDArray[np.generic]]) -> int:
+    """Position of the first candidate in key order (``top(keys, 1)`` without a partition)."""
+    primary = keys[0]
+    pool = np.flatnonzero(primary == primary.min())
+    if pool.size == 1:
+        return int(pool[0])
+    return int(pool[np.lexsort(tuple(key[pool] for key in reversed(keys)))[0]])
+
+
 def rank_of(keys: Sequence[npt.NDArray[np.generic]], position: int) -> int:
     """1-based rank of one candidate in key order, without sorting them all."""
     before = np.zeros(keys[0].size, dtype=np.bool_)
@@ -90,11 +99,12 @@ def pick(keys: CandidateKeys, rank_by: RankBy, limit: int) -> Picks:
     """The top ``limit`` by ``rank_by`` plus the highlighted candidates (positions into ``keys``)."""
     order_keys = keys.order_keys(rank_by)
     ranked = tuple(int(position) for position in top(order_keys, limit))
-    cheapest = int(top(keys.order_keys("cost"), 1)[0])
-    fastest = int(top(keys.order_keys("time"), 1)[0])
-    recommended = (
-        cheapest if keys.time_value_cny_per_hour is None else int(top(keys.order_keys("value"), 1)[0])
-    )
+
+    def first_by(order: RankBy) -> int:
+        return ranked[0] if order == rank_by else best(keys.order_keys(order))
+
+    cheapest, fastest = first_by("cost"), first_by("time")
+    recommended = cheapest if keys.time_value_cny_per_hour is None else first_by("value")
     ranks = {position: rank for rank, position in enumerate(ranked, start=1)}
     for extra in (cheapest, fastest, recommended):
         if extra not in ranks:

@@ -1,0 +1,170 @@
+"""Benchmark of ``POST /quote``: the engine alone, then the HTTP server under load against ``GET /health``.
+
+Run: ``.venv/bin/python bench/quote.py [--quotes 2000] [--requests 3000] [--concurrency 32]``
+
+1. Engine only: a synthetic catalog of 2,000 offers over 10 GPU models and both regions, every pricing
+   variant; the median and p99 time of ``build_quote`` for a default request (5 card counts).
+2. HTTP: a uvicorn server in a subprocess on a free loopback port, its store filled with the same
+   catalog; an httpx async client sends a bounded number of requests to ``POST /quote`` and to
+   ``GET /health``; requests/s and p50/p99 latency of each, and their ratio.
+
+Targets on a 2-core machine: engine median ≤ 1 ms; /quote throughput ≥ 1/3 of /health's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import msgspec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, Pricing, TermPricing
+from schemas.quote import QuoteRequest, Workload
+from schemas.vendor import VendorStatus
+from service.quote.engine import QuoteOptions, build_quote
+from service.quote.tables import build_offer_tables
+from service.snapshot import Snapshot
+
+NOW = datetime.now(UTC)
+# (gpu id, memory GB, typical ¥ per card-hour)
+GPUS = (
+    ("rtx4090", 24, 2.0),
+    ("rtx4090d", 24, 1.8),
+    ("rtx3090", 24, 1.2),
+    ("l20", 48, 3.8),
+    ("l40s", 48, 5.0),
+    ("a100-40g", 40, 5.5),
+    ("a100-80g", 80, 6.7),
+    ("a800-80g", 80, 6.5),
+    ("h20", 96, 7.0),
+    ("h800", 80, 15.0),
+)
+REGIONS = (("shenzhen", "shenzhen"), ("jiangsu", "suzhou"), ("jiangsu", "nanjing"), ("jiangsu", "wuxi"))
+
+
+def _pricing(rng: random.Random, card_hour_cny: float) -> Pricing:
+    price = round(card_hour_cny * rng.uniform(0.7, 1.5), 2)
+    roll = rng.random()
+    if roll < 0.55:
+        return CardHourPricing(
+            cny_per_card_hour=price,
+            max_cards=rng.choice((4, 8, 8, 10)),
+            granularity_s=rng.choice((1, 60, 3600)),
+        )
+    if roll < 0.7:
+        return NodeHourPricing(
+            cny_per_node_hour=round(price * 8 * 0.95, 2),
+            cards_per_node=8,
+            min_nodes=rng.choice((1, 2)),
+            max_nodes=rng.choice((4, 16, None)),
+            network_premium_cny_per_node_hour=rng.choice((0.0, 8.0, 24.0)),
+            storage_cny_per_node_hour=rng.choice((0.0, 6.0)),
+        )
+    if roll < 0.85:
+        cards = rng.choice((2, 4, 8))
+        return BundlePricing(
+            cards=cards, cny_per_bundle_hour=round(price * cards * 0.92, 2), max_bundles=8 // cards
+        )
+    period = rng.choice(("day", "week", "month"))
+    hours = {"day": 24, "week": 168, "month": 720}[period]
+    cards = rng.choice((1, 8))
+    return TermPricing(period=period, cny_per_period=round(price * hours * cards * 0.75, 2), cards=cards)
+
+
+def synthetic_offers(count: int = 2_000, seed: int = 7) -> list[Offer]:
+    """``count`` offers over 10 GPU models, both regions and every pricing variant (deterministic)."""
+    rng = random.Random(seed)
+    offers = []
+    for index in range(count):
+        gpu, memory_gb, card_hour_cny = GPUS[index % len(GPUS)]
+        region, city = REGIONS[rng.randrange(len(REGIONS))]
+        vendor = f"bench-{region[:2]}-{index % 97:02d}"
+        offers.append(
+            Offer(
+                id=f"{vendor}:{gpu}-{index}",
+                vendor=vendor,
+                sku=f"{gpu}-{index}",
+                region=region,
+                city=city,
+                gpu=gpu,
+                gpu_memory_gb=memory_gb,
+                interconnect=rng.choice(("pcie", "nvlink", "infiniband", "roce")),
+                pricing=_pricing(rng, card_hour_cny),
+                fetched_at=NOW - timedelta(minutes=rng.uniform(1, 600)),
+                source="bench",
+                available_cards=rng.choice((None, None, 8, 16, 64)),
+            )
+        )
+    return offers
+
+
+def synthetic_snapshot(offers: Sequence[Offer]) -> Snapshot:
+    offers = tuple(offers)
+    vendors = sorted({offer.vendor for offer in offers})
+    return Snapshot(
+        version=1,
+        offers=offers,
+        offers_by_id={offer.id: offer for offer in offers},
+        statuses={vendor: VendorStatus(vendor=vendor, last_success_at=NOW) for vendor in vendors},
+        tables=build_offer_tables(offers),
+        built_at=NOW,
+        oldest_fetched_at=min(offer.fetched_at for offer in offers),
+    )
+
+
+BENCH_REQUEST = QuoteRequest(
+    workload=Workload(gpu_hours=48, reference_gpu="rtx4090", model_params_b=7, task="lora"),
+    card_counts=[1, 2, 4, 8, 16],
+    time_value_cny_per_hour=20,
+)
+
+
+def _percentile(samples: Sequence[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def bench_engine(offer_count: int, runs: int) -> None:
+    offers = synthetic_offers(offer_count)
+    started = time.perf_counter()
+    snapshot = synthetic_snapshot(offers)
+    build_ms = (time.perf_counter() - started) * 1e3
+    options = QuoteOptions(now=NOW, price_max_age_s=86_400)
+    for _ in range(50):
+        build_quote(snapshot, BENCH_REQUEST, options=options)
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        build_quote(snapshot, BENCH_REQUEST, options=options)
+        samples.append(time.perf_counter() - started)
+    response = build_quote(snapshot, BENCH_REQUEST, options=options)
+    print(f"engine: {offer_count} offers x {len(BENCH_REQUEST.card_counts)} card counts, {runs} runs")
+    print(f"  snapshot tables built in {build_ms:.1f} ms (once per store version)")
+    print(
+        f"  build_quote median {statistics.median(samples) * 1e3:.3f} ms, "
+        f"p99 {_percentile(samples, 0.99) * 1e3:.3f} ms (target: median <= 1 ms)"
+    )
+    print(f"  {len(response.quotes)} quotes returned; excluded {msgspec.structs.asdict(response.excluded)}")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--offers", type=int, default=2_000)
+    parser.add_argument("--runs", type=int, default=2_000)
+    parser.add_argument("--requests", type=int, default=3_000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--skip-http", action="store_true")
+    args = parser.parse_args(argv)
+    bench_engine(args.offers, args.runs)
+
+
+if __name__ == "__main__":
+    main()
