@@ -16,6 +16,8 @@ __all__ = [
     "Health",
     "OfferHistory",
     "OfferPage",
+    "Problem",
+    "ProblemField",
     "Readiness",
     "RefreshReport",
     "VendorList",
@@ -75,3 +77,20 @@ class RefreshReport(msgspec.Struct, kw_only=True):
     vendors: list[VendorRefresh]
     version: int
     skipped: str | None = None
+
+
+class ProblemField(msgspec.Struct, kw_only=True, omit_defaults=True):
+    field: str | None
+    reason: str
+    # ``in`` names where a parameter came from (query, path, header, body); a Python keyword, so aliased.
+    location: str | None = msgspec.field(default=None, name="in")
+
+
+class Problem(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """RFC 9457 problem details, the one error shape of every route."""
+
+    status: int
+    title: str
+    detail: str | None = None
+    type: str | None = None
+    errors: list[ProblemField] = []

@@ -10,6 +10,7 @@ from litestar.params import HeaderParameter, QueryParameter
 
 from schemas.api import RefreshReport
 from service.errors import Forbidden, Unauthorized
+from service.http.problems import problem_responses
 from service.state import Services
 
 __all__ = ["AdminController", "check_admin_key"]
@@ -33,6 +34,7 @@ class AdminController(Controller):
     @post(
         "/refresh",
         operation_id="refresh_prices",
+        responses=problem_responses(400, 401, 403, 409, 422, 503),
         summary="Refresh vendor prices",
         description="Fetch every enabled vendor (or one, with `?vendor=ID`) now. Needs an admin key in "
         "`X-API-Key`. A vendor that fails keeps its previous offers; 409 if a refresh is already running.",

@@ -11,6 +11,7 @@ from litestar.params import FromPath, QueryParameter
 from schemas.api import GpuList, OfferHistory, OfferPage, VendorList
 from schemas.offer import Offer, PricingKind
 from service.catalog import OfferFilter, find_offer, list_offers, vendor_freshness
+from service.http.problems import problem_responses
 from service.state import Services
 
 __all__ = ["CatalogController"]
@@ -24,6 +25,7 @@ class CatalogController(Controller):
     @get(
         "/offers",
         operation_id="list_offers",
+        responses=problem_responses(400, 422, 503),
         summary="List normalized offers",
         description="Current offers from every vendor, normalized to one schema, filterable and paged. "
         + _FILTER_DOC,
@@ -49,6 +51,7 @@ class CatalogController(Controller):
     @get(
         "/offers/{offer_id:str}",
         operation_id="get_offer",
+        responses=problem_responses(404, 503),
         summary="One offer",
         description="The current normalized offer with this id (`<vendor>:<sku>`).",
     )
@@ -58,6 +61,7 @@ class CatalogController(Controller):
     @get(
         "/offers/{offer_id:str}/history",
         operation_id="get_offer_history",
+        responses=problem_responses(400, 404, 503),
         summary="An offer's price changes",
         description="Each price the offer had, oldest first: new, changed and removed entries.",
     )
@@ -75,6 +79,7 @@ class CatalogController(Controller):
     @get(
         "/vendors",
         operation_id="list_vendors",
+        responses=problem_responses(503),
         summary="Vendor freshness",
         description="Each vendor's last success, last error, offer count, dropped rows, held-back prices "
         "and whether its prices are stale.",

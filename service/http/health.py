@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from litestar import Controller, Response, get
+from litestar.openapi import ResponseSpec
 
 from schemas.api import Health, Readiness
 from service.errors import StoreUnreachable
@@ -28,6 +29,7 @@ class HealthController(Controller):
 
     @get(
         "/ready",
+        responses={503: ResponseSpec(data_container=Readiness, description="No snapshot and no store")},
         operation_id="ready",
         summary="Readiness",
         description="200 when the price store answers, or while a snapshot is held when it does not; "

@@ -11,12 +11,14 @@ import re
 from typing import Any
 
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi import ResponseSpec
 from litestar.plugins.problem_details import ProblemDetailsConfig, ProblemDetailsException
 
+from schemas.api import Problem
 from service.errors import GpuquoteError, StoreUnreachable
 from service.store.base import StoreUnavailable
 
-__all__ = ["problem_details_config"]
+__all__ = ["PROBLEM_RESPONSES", "problem_details_config", "problem_responses"]
 
 logger = logging.getLogger("gpuquote.http")
 _JSON_PATH = re.compile(r"at `\$\.?(?P<path>[^`]*)`")
@@ -114,3 +116,32 @@ def problem_details_config() -> ProblemDetailsConfig:
             Exception: _from_unexpected,
         }
     )
+
+
+_PROBLEM_DESCRIPTIONS = {
+    400: "Malformed input: a parameter or body field has the wrong type or is out of range (named in `errors`)",
+    401: "No API key sent",
+    403: "The API key is not accepted",
+    404: "No such resource",
+    409: "A refresh is already running",
+    413: "Request body too large",
+    422: "Input that parses but cannot be used (an unknown GPU, region or vendor; named in `errors`)",
+    429: "Rate limit reached; retry after `Retry-After` seconds",
+    503: "The price store cannot be read and no snapshot is held",
+}
+
+
+def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problem responses a route can give."""
+    return {
+        status: ResponseSpec(
+            data_container=Problem,
+            description=_PROBLEM_DESCRIPTIONS[status],
+            media_type="application/problem+json",
+            generate_examples=False,
+        )
+        for status in statuses
+    }
+
+
+PROBLEM_RESPONSES = problem_responses(400, 422, 503)

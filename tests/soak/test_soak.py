@@ -64,7 +64,8 @@ def _check_quote(body: dict[str, object], tally: Tally) -> None:
     generations: dict[str, set[int]] = {}
     for quote in body["quotes"]:  # type: ignore[attr-defined]
         sku = quote["offer_id"].split(":", 1)[1]
-        generations.setdefault(quote["vendor"], set()).add(_generation(sku, quote["effective_card_hour_cny"]))
+        card_hour_cny = quote["hourly_rate_cny"] / quote["billed_cards"]
+        generations.setdefault(quote["vendor"], set()).add(_generation(sku, card_hour_cny))
     tally.torn.extend(f"quote {vendor}: {sorted(g)}" for vendor, g in generations.items() if len(g) > 1)
 
 
