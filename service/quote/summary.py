@@ -36,6 +36,7 @@ _REASONS: dict[Lang, dict[str, str]] = {
 _SINGLE_CARD: dict[Lang, dict[str, str]] = {
     "en": {
         "none": "A single card cannot run it ({reason}); the fastest option is {fastest}.",
+        "none_fastest": "A single card cannot run it ({reason}); the recommendation is also the fastest option.",
         "needs_more": "it needs at least {min_cards} cards of memory",
         "no_offer": "no single-card offer fits",
         "fastest": "A single card is also the fastest option.",
@@ -45,6 +46,7 @@ _SINGLE_CARD: dict[Lang, dict[str, str]] = {
     },
     "zh": {
         "none": "单卡无法运行（{reason}）；最快方案：{fastest}。",
+        "none_fastest": "单卡无法运行（{reason}）；推荐方案也是最快方案。",
         "needs_more": "显存至少需要 {min_cards} 张卡",
         "no_offer": "没有符合条件的单卡报价",
         "fastest": "单卡即是最快方案。",
@@ -86,15 +88,16 @@ def _span(values: Range, unit: str, *, money: bool, lang: Lang) -> tuple[str, st
 
 def _option(quote: Quote, names: Mapping[str, str], lang: Lang) -> str:
     vendor = names.get(quote.vendor) or quote.vendor
+    place = quote.city if quote.city == quote.region else f"{quote.city}, {quote.region}"
     hours, hours_range = _span(quote.hours, " h" if lang == "en" else " 小时", money=False, lang=lang)
     cost, cost_range = _span(quote.cost_cny, "", money=True, lang=lang)
     if lang == "zh":
         return (
-            f"{vendor}（{quote.region} {quote.city}）的 {quote.cards} 张 {quote.gpu}，"
+            f"{vendor}（{place}）的 {quote.cards} 张 {quote.gpu}，"
             f"{_PRICING_NAMES[lang][quote.pricing]}，约 {hours} 小时{hours_range}，费用 {cost}{cost_range}"
         )
     return (
-        f"{quote.cards} × {quote.gpu} from {vendor} ({quote.city}, {quote.region}), "
+        f"{quote.cards} × {quote.gpu} from {vendor} ({place}), "
         f"{_PRICING_NAMES[lang][quote.pricing]}: about {hours} h{hours_range} for {cost}{cost_range}"
     )
 
@@ -112,7 +115,8 @@ def _single_vs_fastest(
     if single is None:
         needs_more = min_cards is not None and min_cards > 1
         reason = templates["needs_more" if needs_more else "no_offer"].format(min_cards=min_cards)
-        return templates["none"].format(reason=reason, fastest=fastest_text)
+        case = "none_fastest" if fastest.id == recommended.id else "none"
+        return templates[case].format(reason=reason, fastest=fastest_text)
     if single.id == fastest.id:
         case = "fastest"
     elif single.id == recommended.id:

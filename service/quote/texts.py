@@ -86,7 +86,7 @@ _TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "warn_cluster": {
         "en": "the model needs at least {min_cards} cards of {memory} GB ({need} GB): more than one "
-        "{node_cards}-card node holds, so it runs tensor/pipeline parallel across nodes over {interconnect}",
+        "{node_cards}-card node can hold, so it runs tensor/pipeline parallel across nodes over {interconnect}",
         "zh": "模型至少需要 {min_cards} 张 {memory} GB 的卡（共 {need} GB），超过单个 {node_cards} 卡节点，"
         "需通过 {interconnect} 跨节点做张量/流水线并行",
     },

@@ -1,0 +1,33 @@
+"""Memory fit: bytes per parameter by task, 90 % of card memory, the minimum card count."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from service.quote.memory import memory_needed_gb, min_cards, min_cards_array
+
+
+@pytest.mark.parametrize(
+    ("params_b", "task", "card_memory_gb", "cards"),
+    [
+        (7, "inference", 24, 1),  # 16.8 GB ≤ 21.6 GB
+        (13, "inference", 24, 2),  # 31.2 GB
+        (7, "full_finetune", 80, 2),  # 112 GB over 72 GB usable per card
+        (70, "full_finetune", 80, 16),  # 1,120 GB: more than one 8 × 80 GB machine
+        (65, "qlora", 48, 1),  # the QLoRA paper's headline: 65B on one 48 GB card
+        (70, "lora", 80, 3),  # 168 GB
+    ],
+)
+def test_min_cards(params_b: float, task: str, card_memory_gb: int, cards: int) -> None:
+    needed = memory_needed_gb(params_b, task)  # type: ignore[arg-type]
+    assert min_cards(needed, card_memory_gb) == cards
+
+
+def test_an_exact_fit_needs_no_extra_card() -> None:
+    assert min_cards(72.0, 80) == 1
+
+
+def test_bulk_matches_scalar() -> None:
+    memory = np.array([24.0, 40.0, 80.0, 96.0])
+    assert min_cards_array(1120.0, memory).tolist() == [min_cards(1120.0, m) for m in memory]

@@ -1,0 +1,81 @@
+"""Speed-up ranges: the default curve, interpolation in log2(n), cross-node scaling, custom points."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.errors import InvalidRequest
+from service.quote.scaling import PROFILES, ScalingCurve, curve_from_override, speedup_range, speedup_table
+
+
+@pytest.mark.parametrize(
+    ("cards", "low", "expected", "high"),
+    [
+        (1, 1.0, 1.0, 1.0),
+        (2, 1.7, 1.75, 1.8),  # efficiency 0.85–0.9, halfway between 1 and 4 cards in log2
+        (4, 2.8, 3.0, 3.2),
+        (8, 4.5, 5.0, 5.5),
+        (16, 8.1, 9.0, 9.9),  # 16 × (4.5/8 … 5.5/8) × 0.9 for one doubling of nodes
+        (32, 14.58, 16.2, 17.82),  # two doublings: × 0.81
+    ],
+)
+def test_default_curve(cards: int, low: float, expected: float, high: float) -> None:
+    speedup = speedup_range(cards)
+    assert (speedup.low, speedup.expected, speedup.high) == pytest.approx((low, expected, high))
+
+
+def test_cross_node_factor_is_configurable() -> None:
+    speedup = speedup_range(16, cross_node_factor=1.0)
+    assert (speedup.low, speedup.high) == pytest.approx((9.0, 11.0))
+
+
+def test_a_machine_larger_than_the_curve_keeps_the_last_efficiency() -> None:
+    # 10 cards on one 10-card machine: no cross-node penalty, the 8-card efficiency.
+    speedup = speedup_range(10, cards_per_node=10)
+    assert (speedup.low, speedup.high) == pytest.approx((10 * 4.5 / 8, 10 * 5.5 / 8))
+
+
+def test_smaller_nodes_pay_cross_node_past_the_curve() -> None:
+    # The anchor is the larger of the curve's last point (8) and the node size (4): 16 cards are one
+    # doubling past it, whatever the node size below 8.
+    assert speedup_range(16, cards_per_node=4).expected == pytest.approx(9.0)
+
+
+def test_named_profiles_differ_in_the_expected_direction() -> None:
+    nvlink = speedup_range(8, PROFILES["nvlink"]).expected
+    default = speedup_range(8, PROFILES["default"]).expected
+    comm_heavy = speedup_range(8, PROFILES["comm_heavy"]).expected
+    assert comm_heavy < default < nvlink
+
+
+def test_custom_points_replace_the_curve() -> None:
+    curve = curve_from_override({"4": (3.5, 3.7)})
+    assert speedup_range(4, curve).expected == pytest.approx(3.6)
+    assert speedup_range(8, curve).low == pytest.approx(8 * 3.5 / 4)  # flat efficiency up to the machine
+
+
+@pytest.mark.parametrize(
+    ("points", "message"),
+    [
+        ({"4": (3.2, 2.8)}, "point 4"),  # low above high
+        ({"4": (2.8, 4.5)}, "≤ 4"),  # faster than linear
+        ({"4": (0.5, 1.0)}, "1 ≤ low"),
+        ({"4": (3.0, 3.2), "8": (2.9, 5.0)}, "must not fall"),
+    ],
+)
+def test_inconsistent_points_name_the_field(points: dict[str, tuple[float, float]], message: str) -> None:
+    with pytest.raises(InvalidRequest) as raised:
+        curve_from_override(points)
+    assert raised.value.field == "scaling"
+    assert message in raised.value.reason
+
+
+def test_speedup_table_matches_the_scalar_function() -> None:
+    low, high = speedup_table([1, 4, 16], [8, 10], PROFILES["default"], 0.9)
+    assert low.shape == (2, 3)
+    assert high[0, 2] == pytest.approx(9.9)
+    assert low[1, 1] == pytest.approx(2.8)
+
+
+def test_curve_starts_at_one_card() -> None:
+    assert ScalingCurve.from_points({8: (4.0, 6.0)}).points[0] == (1, 1.0, 1.0)
