@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Literal
 
@@ -65,54 +66,60 @@ _NETWORKS: tuple[tuple[re.Pattern[str], Interconnect], ...] = (
 )
 
 
+@dataclass
+class _OpenTable:
+    rows: list[list[str]] = field(default_factory=list)
+    row: list[str] = field(default_factory=list)
+    cell: list[str] | None = None  # text pieces of the open cell, None between cells
+
+    def end_cell(self) -> None:
+        if self.cell is not None:
+            self.row.append(" ".join("".join(self.cell).split()))
+            self.cell = None
+
+    def end_row(self) -> None:
+        self.end_cell()
+        if self.row:
+            self.rows.append(self.row)
+            self.row = []
+
+
 class _TableReader(HTMLParser):
     """Every ``<table>`` of a page as rows of cell texts; nested tables are read as tables of their own."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.tables: list[list[list[str]]] = []
-        # One entry per open table: its rows, its open row, its open cell's text pieces.
-        self._open: list[tuple[list[list[str]], list[str], list[str] | None]] = []
+        self._open: list[_OpenTable] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "table":
-            self._open.append(([], [], None))
-        elif self._open and tag == "tr":
-            self._end_row()
-        elif self._open and tag in ("td", "th"):
-            self._end_cell()
-            rows, row, _ = self._open[-1]
-            self._open[-1] = (rows, row, [])
-        elif self._open and tag == "br":
+            self._open.append(_OpenTable())
+        elif not self._open:
+            return
+        elif tag == "tr":
+            self._open[-1].end_row()
+        elif tag in ("td", "th"):
+            self._open[-1].end_cell()
+            self._open[-1].cell = []
+        elif tag == "br":
             self.handle_data(" ")
 
     def handle_endtag(self, tag: str) -> None:
         if not self._open:
             return
         if tag == "table":
-            self._end_row()
-            self.tables.append(self._open.pop()[0])
+            table = self._open.pop()
+            table.end_row()
+            self.tables.append(table.rows)
         elif tag == "tr":
-            self._end_row()
+            self._open[-1].end_row()
         elif tag in ("td", "th"):
-            self._end_cell()
+            self._open[-1].end_cell()
 
     def handle_data(self, data: str) -> None:
-        if self._open and (cell := self._open[-1][2]) is not None:
-            cell.append(data)
-
-    def _end_cell(self) -> None:
-        rows, row, cell = self._open[-1]
-        if cell is not None:
-            row.append(" ".join("".join(cell).split()))
-            self._open[-1] = (rows, row, None)
-
-    def _end_row(self) -> None:
-        self._end_cell()
-        rows, row, _ = self._open[-1]
-        if row:
-            rows.append(row)
-            self._open[-1] = (rows, [], None)
+        if self._open and self._open[-1].cell is not None:
+            self._open[-1].cell.append(data)
 
 
 def _read_tables(text: str) -> list[list[list[str]]]:
