@@ -19,12 +19,13 @@ from urllib.parse import urljoin
 
 import httpx
 
-from adapters.base import AdapterContext, VendorFetchError
+from adapters.base import AdapterContext, FetchResult, VendorFetchError
 from schemas.vendor import VendorConfig
 
 __all__ = [
     "MAX_PAGES",
     "SLUG_SEPARATOR_PATTERN",
+    "DocumentAdapter",
     "decode_text",
     "get_bytes",
     "read_feed",
@@ -177,3 +178,19 @@ def decode_text(body: bytes, config: VendorConfig, *, what: str) -> str:
         return body.decode("gb18030")
     except UnicodeDecodeError as error:
         raise VendorFetchError(config.id, f"{what} is neither UTF-8 nor GBK text: {error}") from error
+
+
+class DocumentAdapter:
+    """An adapter whose feed is one document (a file, or one GET): ``fetch`` reads it, ``parse`` maps it."""
+
+    def __init__(self, config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> None:
+        self.config = config
+        self.client = client
+        self.context = context
+
+    async def fetch(self) -> FetchResult:
+        body, source = await read_feed(self.config, client=self.client, context=self.context)
+        return self.parse(body, source=source)
+
+    def parse(self, body: bytes, *, source: str) -> FetchResult:
+        raise NotImplementedError

@@ -21,10 +21,9 @@ granularity. A non-zero ``code`` is the API refusing the request and fails the f
 
 from __future__ import annotations
 
-import httpx
 import msgspec
 
-from adapters._source import read_feed
+from adapters._source import DocumentAdapter
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import CardHourPricing
 from schemas.vendor import VendorConfig
@@ -112,14 +111,8 @@ def parse_card_hour_json(
     return builder.result()
 
 
-class CardHourJsonAdapter:
+class CardHourJsonAdapter(DocumentAdapter):
     """A vendor API priced per card-hour in milli-yuan, with stock per data-centre region."""
 
-    def __init__(self, config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> None:
-        self.config = config
-        self._client = client
-        self._context = context
-
-    async def fetch(self) -> FetchResult:
-        body, source = await read_feed(self.config, client=self._client, context=self._context)
-        return parse_card_hour_json(body, self.config, self._context, source=source)
+    def parse(self, body: bytes, *, source: str) -> FetchResult:
+        return parse_card_hour_json(body, self.config, self.context, source=source)

@@ -26,9 +26,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Literal
 
-import httpx
-
-from adapters._source import decode_text, read_feed, slug
+from adapters._source import DocumentAdapter, decode_text, slug
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import Interconnect, NodeHourPricing
 from schemas.vendor import VendorConfig
@@ -251,14 +249,8 @@ def parse_node_hour_html(
     return builder.result()
 
 
-class NodeHourHtmlAdapter:
+class NodeHourHtmlAdapter(DocumentAdapter):
     """A cluster vendor's pricing page: node types priced per node-hour, with minimums and premiums."""
 
-    def __init__(self, config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> None:
-        self.config = config
-        self._client = client
-        self._context = context
-
-    async def fetch(self) -> FetchResult:
-        body, source = await read_feed(self.config, client=self._client, context=self._context)
-        return parse_node_hour_html(body, self.config, self._context, source=source)
+    def parse(self, body: bytes, *, source: str) -> FetchResult:
+        return parse_node_hour_html(body, self.config, self.context, source=source)

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from functools import partial
 
-import httpx
 import msgspec
 
-from adapters._source import read_pages, slug
+from adapters._source import DocumentAdapter, read_pages, slug
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import CardHourPricing
 from schemas.vendor import VendorConfig
@@ -109,20 +108,15 @@ def _normalize(
     return builder.result()
 
 
-class PerSecondJsonAdapter:
+class PerSecondJsonAdapter(DocumentAdapter):
     """A paginated vendor API priced per card-second in micro-yuan, with a discount price per region."""
-
-    def __init__(self, config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> None:
-        self.config = config
-        self._client = client
-        self._context = context
 
     async def fetch(self) -> FetchResult:
         pages, source = await read_pages(
             self.config,
-            client=self._client,
-            context=self._context,
+            client=self.client,
+            context=self.context,
             decode=partial(_decode_page, self.config.id),
             next_link=lambda page: page.next,
         )
-        return _normalize(pages, self.config, self._context, source=source)
+        return _normalize(pages, self.config, self.context, source=source)

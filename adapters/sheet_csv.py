@@ -25,10 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import polars as pl
 
-from adapters._source import SLUG_SEPARATOR_PATTERN, decode_text, read_feed
+from adapters._source import SLUG_SEPARATOR_PATTERN, DocumentAdapter, decode_text
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import BundlePricing, CardHourPricing, Interconnect, Pricing, TermPeriod, TermPricing
 from schemas.vendor import VendorConfig
@@ -96,7 +95,9 @@ def _read_sheet(body: bytes, config: VendorConfig, source: str) -> pl.DataFrame:
     try:
         # Every cell as text: a malformed cell must cost its row, not the sheet, so casting happens below.
         # A ragged line (an unquoted "1,052") shifts its own cells and fails its own checks.
-        sheet = pl.read_csv(text.encode(), infer_schema=False, raise_if_empty=False, truncate_ragged_lines=True)
+        sheet = pl.read_csv(
+            text.encode(), infer_schema=False, raise_if_empty=False, truncate_ragged_lines=True
+        )
     except pl.exceptions.PolarsError as error:
         raise VendorFetchError(config.id, f"unreadable price sheet {source}: {error}") from error
     sheet = sheet.rename(_column_names(sheet.columns, config.id))
@@ -191,14 +192,8 @@ def parse_sheet_csv(
     return builder.result()
 
 
-class SheetCsvAdapter:
+class SheetCsvAdapter(DocumentAdapter):
     """A vendor price sheet (CSV, UTF-8 or GBK) with card-hour, bundle and day/week/month rows."""
 
-    def __init__(self, config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> None:
-        self.config = config
-        self._client = client
-        self._context = context
-
-    async def fetch(self) -> FetchResult:
-        body, source = await read_feed(self.config, client=self._client, context=self._context)
-        return parse_sheet_csv(body, self.config, self._context, source=source)
+    def parse(self, body: bytes, *, source: str) -> FetchResult:
+        return parse_sheet_csv(body, self.config, self.context, source=source)
