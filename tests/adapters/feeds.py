@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 from schemas.vendor import FeedFormat, VendorConfig
+from tests.builders import FETCHED_AT
+
+__all__ = ["FETCHED_AT", "PAYLOADS", "payload", "vendor"]
 
 PAYLOADS = Path(__file__).parent / "payloads"
-FETCHED_AT = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
 
 def payload(name: str) -> bytes:
