@@ -10,7 +10,7 @@ const MARKS = ["cheapest", "fastest", "recommended"];
 const EXCLUDED_REASONS = ["memory", "deadline", "budget", "stale", "capacity", "filters"];
 
 const form = document.getElementById("quote-form");
-const state = { lang: "en", gpuNames: new Map(), response: null };
+const state = { lang: "en", gpuNames: new Map(), vendorNames: new Map(), response: null };
 
 /** A number when the text is one; otherwise the text itself, so the API names the field. */
 function numberOrText(text) {
@@ -115,6 +115,18 @@ function highlight(quoteId) {
   }
 }
 
+/** "RTX 4090 24GB" for "NVIDIA GeForce RTX 4090 24GB": the maker is the same on every row. */
+function shortGpuName(gpuId) {
+  const name = state.gpuNames.get(gpuId) ?? gpuId.toUpperCase();
+  return name.replace(/^NVIDIA\s+/i, "").replace(/^GeForce\s+/i, "");
+}
+
+/** The muted "range low – high" line, or nothing when the figure is exact. */
+function rangeLine(lang, range, show) {
+  if (range.low === range.high) return [];
+  return [element("div", "muted range", translate(lang, "range", { low: show(lang, range.low), high: show(lang, range.high) }))];
+}
+
 function quoteRow(response, quote, lang) {
   const row = element("tr");
   row.dataset.quoteId = quote.id;
@@ -122,19 +134,18 @@ function quoteRow(response, quote, lang) {
   const rank = element("td", "", String(quote.rank));
   for (const mark of marksOf(response, quote)) rank.append(" ", element("span", `badge badge-${mark}`, translate(lang, mark)));
   const offer = element("td");
-  offer.append(element("strong", "", quote.vendor), element("div", "muted", `${quote.city} · ${quote.offer_id}`));
-  const gpu = element("td", "", state.gpuNames.get(quote.gpu) ?? quote.gpu);
+  offer.append(element("strong", "", state.vendorNames.get(quote.vendor) || quote.vendor),
+    element("div", "muted", `${quote.city} · ${quote.offer_id}`));
+  const gpu = element("td", "", shortGpuName(quote.gpu));
   const cards = element("td", "", String(quote.cards));
   if (quote.nodes > 1) cards.append(element("div", "muted", translate(lang, "nodes", { n: quote.nodes })));
   const pricing = element("td", "", pricingName(lang, quote.pricing));
   pricing.append(element("div", "muted", translate(lang, "billed", {
     hours: hours(lang, quote.billed_hours), rate: money(lang, quote.hourly_rate_cny) })));
   const time = element("td", "num", hours(lang, quote.hours.expected));
-  time.append(element("div", "muted", translate(lang, "range", {
-    low: hours(lang, quote.hours.low), high: hours(lang, quote.hours.high) })));
-  const cost = element("td", "num cost", money(lang, quote.cost_cny.expected));
-  cost.append(element("div", "muted", translate(lang, "range", {
-    low: money(lang, quote.cost_cny.low), high: money(lang, quote.cost_cny.high) })));
+  time.append(...rangeLine(lang, quote.hours, hours));
+  const cost = element("td", "num");
+  cost.append(element("span", "cost", money(lang, quote.cost_cny.expected)), ...rangeLine(lang, quote.cost_cny, money));
   const cardHour = element("td", "num", money(lang, quote.effective_card_hour_cny));
   const fetched = element("td", "fetched", age(lang, quote.price_fetched_at));
   fetched.title = timestamp(lang, quote.price_fetched_at);
@@ -167,7 +178,7 @@ function renderResponse(response) {
   document.getElementById("quotes").tBodies[0].replaceChildren(
     ...response.quotes.map((quote) => quoteRow(response, quote, lang)));
   renderPlot(document.getElementById("plot-area"), document.getElementById("tooltip"), response.quotes,
-    response, { lang, onFocus: highlight });
+    response, { lang, onFocus: highlight, gpuName: shortGpuName });
   document.getElementById("excluded").textContent = renderExcluded(response.excluded, lang);
   document.getElementById("status").textContent = response.quotes.length
     ? translate(lang, "done", { n: response.quotes.length })
@@ -217,8 +228,9 @@ async function loadChoices() {
     const [gpuReply, vendorReply] = await Promise.all([fetch("/gpus"), fetch("/vendors")]);
     const { gpus } = await gpuReply.json();
     const { vendors } = await vendorReply.json();
-    const gpuItems = gpus.map((gpu) => [gpu.id, `${gpu.name} (${gpu.memory_gb} GB)`]);
+    const gpuItems = gpus.map((gpu) => [gpu.id, gpu.name]);
     for (const gpu of gpus) state.gpuNames.set(gpu.id, gpu.name);
+    for (const vendor of vendors) if (vendor.name) state.vendorNames.set(vendor.vendor, vendor.name);
     fillOptions(form.elements.reference_gpu, gpuItems);
     fillOptions(form.elements.gpus, gpuItems);
     fillOptions(form.elements.vendors, vendors.map((vendor) => [vendor.vendor,

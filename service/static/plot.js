@@ -73,9 +73,9 @@ function marksOf(quote, marks) {
   return MARKS.filter((mark) => marks[mark] === quote.id);
 }
 
-function tooltipLines(quote, lang) {
-  const offer = `${quote.vendor} · ${quote.city} · ${quote.offer_id}`;
-  const setup = `${quote.gpu.toUpperCase()} × ${quote.cards} · ${pricingName(lang, quote.pricing)}`;
+function tooltipLines(quote, lang, gpuName) {
+  const offer = `${quote.offer_id} (${quote.city}, ${quote.region})`;
+  const setup = `${gpuName(quote.gpu)} × ${quote.cards} · ${pricingName(lang, quote.pricing)}`;
   const stale = quote.stale ? ` (${translate(lang, "stale")})` : "";
   return [
     [translate(lang, "tip_offer"), offer],
@@ -86,9 +86,9 @@ function tooltipLines(quote, lang) {
   ];
 }
 
-function showTooltip(tooltip, point, quote, lang) {
+function showTooltip(tooltip, point, lines, quoteId) {
   tooltip.replaceChildren();
-  for (const [name, value] of tooltipLines(quote, lang)) {
+  for (const [name, value] of lines) {
     const line = document.createElement("div");
     if (name) {
       const label = document.createElement("span");
@@ -99,7 +99,7 @@ function showTooltip(tooltip, point, quote, lang) {
     line.appendChild(document.createTextNode(value));
     tooltip.appendChild(line);
   }
-  tooltip.dataset.quoteId = quote.id;
+  tooltip.dataset.quoteId = quoteId;
   tooltip.hidden = false;
   const box = tooltip.parentElement.getBoundingClientRect();
   const dot = point.getBoundingClientRect();
@@ -114,16 +114,20 @@ function drawMarks(root, quote, cx, cy, marks, lang) {
     svg("circle", { class: `mark marker-${mark}`, cx, cy, r: 10 + index * 4 }, root);
   });
   if (names.length) {
-    const label = svg("text", { class: "mark-label", x: cx + 12 + names.length * 4, y: cy - 8 }, root);
+    // Labels go on the side with room: points on the right half are labelled to their left.
+    const offset = 12 + names.length * 4;
+    const leftward = cx > WIDTH / 2;
+    const label = svg("text", { class: "mark-label", x: leftward ? cx - offset : cx + offset, y: cy - 8,
+      "text-anchor": leftward ? "end" : "start" }, root);
     label.textContent = names.map((mark) => translate(lang, mark)).join(" · ");
   }
 }
 
 /**
  * Draws `quotes` into `container`. `marks` holds the response's cheapest / fastest / recommended ids;
- * `onFocus(id | null)` is told which quote the pointer or keyboard is on.
+ * `onFocus(id | null)` is told which quote the pointer or keyboard is on; `gpuName(id)` names a GPU.
  */
-export function renderPlot(container, tooltip, quotes, marks, { lang, onFocus = () => {} }) {
+export function renderPlot(container, tooltip, quotes, marks, { lang, onFocus = () => {}, gpuName = (id) => id }) {
   container.replaceChildren();
   tooltip.hidden = true;
   const root = svg("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", class: "scatter" }, container);
@@ -160,8 +164,9 @@ export function renderPlot(container, tooltip, quotes, marks, { lang, onFocus = 
       "data-quote-id": quote.id, "data-marks": marksOf(quote, marks).join(" "),
     }, layer);
     // A label, not a <title>: the browser's own tooltip would double the one drawn here.
-    point.setAttribute("aria-label", tooltipLines(quote, lang).map(([n, v]) => (n ? `${n}: ${v}` : v)).join("; "));
-    const enter = () => { showTooltip(tooltip, point, quote, lang); onFocus(quote.id); };
+    const lines = tooltipLines(quote, lang, gpuName);
+    point.setAttribute("aria-label", lines.map(([n, v]) => (n ? `${n}: ${v}` : v)).join("; "));
+    const enter = () => { showTooltip(tooltip, point, lines, quote.id); onFocus(quote.id); };
     const leave = () => { tooltip.hidden = true; onFocus(null); };
     point.addEventListener("mouseenter", enter);
     point.addEventListener("focus", enter);

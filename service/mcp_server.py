@@ -1,0 +1,208 @@
+"""``gpuquote mcp``: a Model Context Protocol server on stdio for chatbots and agents.
+
+Tools: ``quote`` (``POST /quote``), ``list_offers`` (``GET /offers``) and ``vendor_status``
+(``GET /vendors``). They run the same functions over the same store as the HTTP routes, configured by the
+same ``GPUQUOTE_*`` environment (``GPUQUOTE_REDIS_URL`` shares the service's prices; unset, the bundled
+reference catalog is loaded). Descriptions come from the routes' OpenAPI operations and input schemas from
+the Structs the routes decode (``service.tools_schema``).
+
+Arguments are decoded with msgspec exactly as the HTTP body is. A mistake the caller can fix (a field out
+of range, an unknown GPU) is a tool result with ``isError`` naming the field, so the model can correct its
+call; an unknown tool name is a protocol error. stdout carries the protocol: logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+from mcp import types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from schemas.api import OfferPage, VendorList
+from schemas.quote import QuoteRequest, QuoteResponse
+from service.catalog import OfferFilter, list_offers, vendor_freshness
+from service.errors import GpuquoteError, InvalidRequest
+from service.quote.engine import QuoteOptions, build_quote
+from service.settings import Settings
+from service.state import AppServices, build_services
+from service.store.base import StoreUnavailable
+from service.tools_schema import ListOffersArgs, VendorStatusArgs, operation_description, tool_schema
+
+__all__ = ["TOOLS", "build_server", "run_stdio"]
+
+_INSTRUCTIONS = (
+    "GPU-rental prices from vendors in Shenzhen and Jiangsu (CNY). Call `quote` with the job's GPU-hours "
+    "to get ranked total-cost options and a one-paragraph `summary` to repeat to the user; `list_offers` "
+    "and `vendor_status` show the raw prices and how fresh they are."
+)
+
+
+async def _quote(services: AppServices, request: QuoteRequest) -> QuoteResponse:
+    snapshot = await services.snapshots.current()
+    options = QuoteOptions(
+        now=datetime.now(UTC),
+        price_max_age_s=services.settings.price_max_age_s,
+        catalog=services.catalog,
+        cross_node_factor=services.settings.cross_node_factor,
+        store_reachable=services.snapshots.store_reachable,
+    )
+    return build_quote(snapshot, request, options=options)
+
+
+async def _list_offers(services: AppServices, args: ListOffersArgs) -> OfferPage:
+    snapshot = await services.snapshots.current()
+    query = OfferFilter(
+        gpus=args.gpus or (),
+        regions=args.regions or (),
+        vendors=args.vendors or (),
+        pricing=args.pricing or (),
+    )
+    return list_offers(
+        snapshot,
+        query,
+        catalog=services.catalog,
+        vendors=services.vendors,
+        limit=args.limit,
+        offset=args.offset,
+    )
+
+
+async def _vendor_status(services: AppServices, args: VendorStatusArgs) -> VendorList:
+    snapshot = await services.snapshots.current()
+    listed = vendor_freshness(
+        snapshot, services.vendors, now=datetime.now(UTC), max_age_s=services.settings.price_max_age_s
+    )
+    if not args.vendors:
+        return listed
+    known = [status.vendor for status in listed.vendors]
+    unknown = sorted(set(args.vendors) - set(known))
+    if unknown:
+        raise InvalidRequest(
+            "vendors", f"unknown vendor {', '.join(map(repr, unknown))}; valid: {', '.join(known)}"
+        )
+    wanted = set(args.vendors)
+    return msgspec.structs.replace(listed, vendors=[s for s in listed.vendors if s.vendor in wanted])
+
+
+@dataclass(frozen=True, slots=True)
+class _Tool:
+    operation_id: str  # the HTTP route the tool mirrors: its OpenAPI text describes the tool
+    args_type: type[msgspec.Struct]
+    result_type: type[msgspec.Struct]
+    run: Callable[[AppServices, Any], Awaitable[msgspec.Struct]]
+
+
+TOOLS: Mapping[str, _Tool] = {
+    "quote": _Tool("quote", QuoteRequest, QuoteResponse, _quote),
+    "list_offers": _Tool("list_offers", ListOffersArgs, OfferPage, _list_offers),
+    "vendor_status": _Tool("list_vendors", VendorStatusArgs, VendorList, _vendor_status),
+}
+
+
+def tool_definitions(spec: Mapping[str, Any]) -> list[types.Tool]:
+    return [
+        types.Tool(
+            name=name,
+            description=operation_description(spec, tool.operation_id),
+            input_schema=tool_schema(tool.args_type),
+            output_schema=tool_schema(tool.result_type),
+            annotations=types.ToolAnnotations(
+                read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+            ),
+        )
+        for name, tool in TOOLS.items()
+    ]
+
+
+def _failure(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+def _success(result: msgspec.Struct) -> types.CallToolResult:
+    payload = msgspec.to_builtins(result)
+    content: list[types.ContentBlock] = [types.TextContent(text=json.dumps(payload, ensure_ascii=False))]
+    if isinstance(result, QuoteResponse):
+        # The paragraph first: it is what a model should repeat; the JSON backs it up.
+        content.insert(0, types.TextContent(text=result.summary))
+    return types.CallToolResult(content=content, structured_content=payload)
+
+
+async def call_tool(
+    services: AppServices, name: str, arguments: Mapping[str, Any] | None
+) -> types.CallToolResult:
+    tool = TOOLS.get(name)
+    if tool is None:
+        raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
+    try:
+        args = msgspec.convert(dict(arguments or {}), tool.args_type)
+        return _success(await tool.run(services, args))
+    except msgspec.ValidationError as error:
+        return _failure(f"invalid arguments: {error}")
+    except GpuquoteError as error:
+        reason = getattr(error, "reason", None)
+        return _failure(f"{error.field}: {reason}" if error.field and reason else error.detail)
+    except StoreUnavailable as error:
+        return _failure(f"the price store is unreachable: {error}")
+
+
+def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServices]:
+    """The MCP server; ``spec`` is the OpenAPI document whose operations describe the tools."""
+    from service.app import load_if_empty, refresh_periodically
+
+    tools = tool_definitions(spec)
+
+    @asynccontextmanager
+    async def lifespan(_: Server[AppServices]) -> AsyncIterator[AppServices]:
+        services = build_services(settings)
+        refresher: asyncio.Task[None] | None = None
+        try:
+            await load_if_empty(services)
+            if settings.refresh_interval_s > 0:
+                refresher = asyncio.create_task(refresh_periodically(services, settings.refresh_interval_s))
+            yield services
+        finally:
+            if refresher is not None:
+                refresher.cancel()
+                with suppress(asyncio.CancelledError):
+                    await refresher
+            await services.aclose()
+
+    async def on_list_tools(
+        ctx: ServerRequestContext[AppServices], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def on_call_tool(
+        ctx: ServerRequestContext[AppServices], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await call_tool(ctx.lifespan_context, params.name, params.arguments)
+
+    return Server(
+        "gpuquote",
+        version=_version(),
+        instructions=_INSTRUCTIONS,
+        lifespan=lifespan,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+
+
+def _version() -> str:
+    from service.app import API_VERSION
+
+    return API_VERSION
+
+
+async def run_stdio(settings: Settings, spec: Mapping[str, Any]) -> None:
+    server = build_server(settings, spec)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

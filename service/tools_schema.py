@@ -1,0 +1,191 @@
+"""Tool definitions for language models, generated from the request Structs and the OpenAPI document.
+
+A tool's name and description come from its HTTP route's OpenAPI operation (summary + description), so
+the chatbot reads what the API reference says; its parameters come from ``msgspec.json.schema`` of the
+Struct the route decodes, so they accept exactly what the API accepts. ``openapi/tools.json`` holds the
+function-calling definition of ``quote`` (``gpuquote openapi`` writes it; a test fails when it drifts),
+and ``gpuquote mcp`` lists the same definitions.
+
+The schema is rewritten for tool use: ``$ref`` inlined (several tool runtimes do not resolve them),
+``X | None`` as ``{"type": [X, "null"]}``, reST literals as Markdown, and a description added to
+each field that has none (``FIELD_NOTES``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+import msgspec
+
+from adapters import DEFAULT_GPU_CATALOG
+from schemas.offer import PricingKind
+from schemas.quote import FilterList, QuoteRequest
+
+__all__ = [
+    "FIELD_NOTES",
+    "ListOffersArgs",
+    "VendorStatusArgs",
+    "operation_description",
+    "quote_tool",
+    "tool_schema",
+    "tools_document",
+]
+
+JsonSchema = dict[str, Any]
+
+_GPU_IDS = ", ".join(sorted(DEFAULT_GPU_CATALOG.models))
+
+
+class ListOffersArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """Which offers to list. Every filter is an any-of list; leave it out for no filter."""
+
+    gpus: FilterList | None = None
+    regions: FilterList | None = None
+    vendors: FilterList | None = None
+    pricing: Annotated[list[PricingKind], msgspec.Meta(max_length=4)] | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=200)] = 50
+    offset: Annotated[int, msgspec.Meta(ge=0)] = 0
+
+
+class VendorStatusArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """Whose freshness to report; every vendor when left out."""
+
+    vendors: FilterList | None = None
+
+
+_QUOTE_NOTES = {
+    "workload.gpu_hours": "Wall-clock hours the job takes on ONE card of `reference_gpu`, e.g. 48.",
+    "workload.reference_gpu": "The GPU `gpu_hours` was measured on, e.g. rtx4090; hours convert to other "
+    f"models by performance index. Ids: {_GPU_IDS}.",
+    "workload.model_params_b": "Model size in billions of parameters; with `task`, offers whose cards "
+    "cannot hold the model are left out.",
+    "workload.task": "What the job does; with `model_params_b`, sets the memory needed per parameter.",
+    "gpus": f"Only these GPU models (ids or vendor spellings). Ids: {_GPU_IDS}.",
+    "regions": "Only these regions, e.g. jiangsu, shenzhen.",
+    "vendors": "Only these vendor ids (the `vendor_status` tool lists them).",
+    "pricing": "Only these billing models: per card-hour, per node-hour, multi-card bundle, prepaid term.",
+    "min_gpu_memory_gb": "Only GPUs with at least this much memory per card, in GB.",
+    "card_counts": "Card counts to price every offer at; default [1, 2, 4, 8, 16].",
+    "deadline_hours": "Leave out options that take longer than this many wall-clock hours.",
+    "budget_cny": "Leave out options that cost more than this many yuan (CNY).",
+    "rank_by": "cost: cheapest first; time: fastest first; value: cost plus hours × "
+    "`time_value_cny_per_hour`.",
+    "time_value_cny_per_hour": "What an hour of waiting costs the caller, in CNY; used by rank_by=value.",
+    "scaling": 'Multi-card speed-up: measured points such as {"4": [2.8, 3.2], "8": [4.5, 5.5]} (card '
+    "count → [low, high] speed-up over one card), or a named curve: default, nvlink, comm_heavy.",
+    "limit": "How many quotes to return; the cheapest, fastest and recommended always come back.",
+    "lang": "Language of the summary: en (English) or zh (Chinese).",
+}
+
+
+# Descriptions for fields the Structs leave undescribed; a Struct's own `Meta(description=...)` wins.
+FIELD_NOTES: Mapping[type[msgspec.Struct], Mapping[str, str]] = {
+    QuoteRequest: _QUOTE_NOTES,
+    ListOffersArgs: {
+        "gpus": f"Only these GPU models (ids or vendor spellings). Ids: {_GPU_IDS}.",
+        "regions": "Only these regions, e.g. jiangsu, shenzhen.",
+        "vendors": "Only these vendor ids (the `vendor_status` tool lists them).",
+        "pricing": "Only these billing models.",
+        "limit": "Page size.",
+        "offset": "Offers to skip, for the next page.",
+    },
+    VendorStatusArgs: {"vendors": "Only these vendor ids."},
+}
+
+
+def _inline(node: Any, definitions: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> Any:
+    if isinstance(node, list):
+        return [_inline(item, definitions, seen) for item in node]
+    if not isinstance(node, dict):
+        return node
+    reference = node.get("$ref")
+    if isinstance(reference, str):
+        name = reference.removeprefix("#/$defs/")
+        if name in seen:
+            raise ValueError(f"recursive schema through {name}: cannot inline")
+        target = {**definitions[name], **{k: v for k, v in node.items() if k != "$ref"}}
+        return _inline(target, definitions, seen | {name})
+    return {key: _inline(value, definitions, seen) for key, value in node.items()}
+
+
+def _nullable(node: JsonSchema) -> JsonSchema:
+    """``{"anyOf": [{"type": "number", ...}, {"type": "null"}]}`` → ``{"type": ["number", "null"], ...}``.
+
+    The same values pass (an explicit ``null`` still decodes as "not given"), in the flat form tool
+    runtimes read best; a ``null`` default says nothing, so it goes.
+    """
+    branches = node.get("anyOf")
+    if not isinstance(branches, list) or len(branches) != 2 or branches[1] != {"type": "null"}:
+        return node
+    value = branches[0]
+    if not isinstance(value.get("type"), str):
+        return node
+    rest = {
+        key: item for key, item in node.items() if key != "anyOf" and not (key == "default" and item is None)
+    }
+    merged = {**value, **rest, "type": [value["type"], "null"]}
+    if "enum" in value:
+        merged["enum"] = [*value["enum"], None]
+    return merged
+
+
+def _tidy(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_tidy(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _tidy(value) for key, value in node.items() if key != "title"}
+    if isinstance(node.get("description"), str):
+        node["description"] = node["description"].replace("``", "`")
+    if node.get("required") == []:
+        del node["required"]
+    # Some tool runtimes want a type on every enum; msgspec leaves it out for Literal strings.
+    if "enum" in node and "type" not in node and all(isinstance(v, str) for v in node["enum"]):
+        node = {"type": "string", **node}
+    return _nullable(node)
+
+
+def _property(schema: JsonSchema, dotted: str) -> JsonSchema:
+    node = schema
+    for name in dotted.split("."):
+        node = node["properties"][name]
+    return node
+
+
+def tool_schema(struct_type: type[msgspec.Struct]) -> JsonSchema:
+    """The Struct's JSON Schema, rewritten for tool use (see the module docstring)."""
+    raw = msgspec.json.schema(struct_type)
+    schema: JsonSchema = _tidy(_inline(raw, raw.get("$defs", {})))
+    schema.pop("$defs", None)
+    for dotted, note in FIELD_NOTES.get(struct_type, {}).items():
+        _property(schema, dotted).setdefault("description", note)
+    return schema
+
+
+def operation_description(spec: Mapping[str, Any], operation_id: str) -> str:
+    """``summary. description`` of the OpenAPI operation with this id."""
+    for operations in spec["paths"].values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and operation.get("operationId") == operation_id:
+                summary = str(operation.get("summary", "")).rstrip(".")
+                return f"{summary}. {operation.get('description', '')}".strip()
+    raise KeyError(f"no operation {operation_id!r} in the OpenAPI document")
+
+
+def quote_tool(spec: Mapping[str, Any]) -> JsonSchema:
+    """The function-calling definition of ``quote`` (the ``tools=[...]`` entry of a chat completion)."""
+    return {
+        "type": "function",
+        "function": {
+            "name": "quote",
+            "description": operation_description(spec, "quote"),
+            "parameters": tool_schema(QuoteRequest),
+        },
+    }
+
+
+def tools_document(spec: Mapping[str, Any]) -> str:
+    """What ``openapi/tools.json`` must hold, as stable, sorted JSON."""
+    return json.dumps([quote_tool(spec)], indent=2, sort_keys=True, ensure_ascii=False) + "\n"
