@@ -38,6 +38,10 @@ system-deps:
 	@command -v redis-server >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; \
 	  else echo "redis-server not found: install it (apt-get install redis-server) or set GPUQUOTE_TEST_REDIS_URL"; fi; }
+	@# The explorer's browser tests drive the system chromium (Playwright cannot download browsers here).
+	@test -x /usr/bin/chromium || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else echo "/usr/bin/chromium not found: install it (apt-get install chromium) for the explorer tests"; fi; }
 
 bench: $(STAMP)
 	$(BIN)/python bench/quote.py
