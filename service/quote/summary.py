@@ -136,9 +136,7 @@ def _break_even(quotes: Sequence[Quote], names: Mapping[str, str], lang: Lang) -
         name, hours = _PERIOD_NAMES[lang][period], number_text(quote.break_even_hours)
         vendor = names.get(quote.vendor) or quote.vendor
         if lang == "zh":
-            return (
-                f"{quote.vendor} 的 {quote.gpu} 包{name}套餐在每{name}使用超过 {hours} 小时后比按时计费便宜。"
-            )
+            return f"{vendor} 的 {quote.gpu} 包{name}套餐在每{name}使用超过 {hours} 小时后比按时计费便宜。"
         return f"The {quote.gpu} {name} package from {vendor} beats hourly pricing past {hours} h of use per {name}."
     return ""
 

@@ -1,0 +1,165 @@
+"""``gpuquote quote``: a quote from the configured store, as a ranked table or the response JSON.
+
+    gpuquote quote --gpu-hours 48 --gpu rtx4090 --cards 1,4 [--rank-by time] [--lang zh] [--json]
+
+``--gpu`` filters the offers and, when exactly one is given, is also the GPU the hours were measured on
+(``--reference-gpu`` overrides). The request goes through the same schema as ``POST /quote``, so a bad
+argument is reported with the field it maps to. This module is the package's one I/O edge; the engine
+modules stay pure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from schemas.quote import QuoteRequest, QuoteResponse
+from service.quote.engine import QuoteOptions, build_quote
+from service.quote.money import format_cny
+from service.quote.texts import hours_text
+
+__all__ = ["add_quote_parser", "build_request", "format_table", "run_quote_command"]
+
+
+def _names(values: list[str] | None) -> list[str] | None:
+    """Repeated and comma-separated values, flattened: ``--gpu a,b --gpu c`` → ``[a, b, c]``."""
+    if not values:
+        return None
+    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+
+
+def _scaling(value: str | None) -> Any:
+    if value is None or not value.lstrip().startswith("{"):
+        return value
+    return msgspec.json.decode(value)
+
+
+def build_request(args: argparse.Namespace) -> QuoteRequest:
+    """The ``QuoteRequest`` the arguments describe; raises ``msgspec.ValidationError`` naming the field."""
+    gpus = _names(args.gpu)
+    reference = args.reference_gpu or (gpus[0] if gpus and len(gpus) == 1 else None)
+    workload = {"gpu_hours": args.gpu_hours, "reference_gpu": reference, "model_params_b": args.params_b,
+                "task": args.task}  # fmt: skip
+    raw: dict[str, Any] = {
+        "workload": {key: value for key, value in workload.items() if value is not None},
+        "gpus": gpus,
+        "regions": _names(args.region),
+        "vendors": _names(args.vendor),
+        "pricing": _names(args.pricing),
+        "card_counts": [int(count) for count in _names([args.cards]) or []] if args.cards else None,
+        "deadline_hours": args.deadline_hours,
+        "budget_cny": args.budget_cny,
+        "rank_by": args.rank_by,
+        "time_value_cny_per_hour": args.time_value,
+        "scaling": _scaling(args.scaling),
+        "limit": args.limit,
+        "lang": args.lang,
+    }
+    return msgspec.convert({key: value for key, value in raw.items() if value is not None}, QuoteRequest)
+
+
+def _range_text(low: str, expected: str, high: str) -> str:
+    return expected if low == high else f"{expected} ({low}–{high})"
+
+
+def format_table(response: QuoteResponse) -> str:
+    """The ranked quotes as a plain-text table, then the summary, warnings and exclusions."""
+    header = ("#", "gpu", "cards", "offer", "pricing", "hours", "cost", "¥/card-h", "notes")
+    rows = [header]
+    for quote in response.quotes:
+        marks = [
+            name
+            for name, quote_id in (("cheapest", response.cheapest), ("fastest", response.fastest),
+                                   ("recommended", response.recommended))
+            if quote_id == quote.id
+        ]  # fmt: skip
+        if quote.warnings:
+            marks.append(f"{len(quote.warnings)} warning(s)")
+        hours = _range_text(
+            *(hours_text(value) for value in (quote.hours.low, quote.hours.expected, quote.hours.high))
+        )
+        cost = _range_text(*(format_cny(value) for value in (quote.cost_cny.low, quote.cost_cny.expected,
+                                                              quote.cost_cny.high)))  # fmt: skip
+        rows.append((str(quote.rank), quote.gpu, str(quote.cards), quote.offer_id, quote.pricing, hours, cost,
+                     format_cny(quote.effective_card_hour_cny), ", ".join(marks)))  # fmt: skip
+    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    ]
+    if not response.quotes:
+        lines = ["no quotes"]
+    lines += ["", response.summary]
+    lines += [f"warning: {warning}" for warning in response.warnings]
+    excluded = msgspec.structs.asdict(response.excluded)
+    counted = ", ".join(f"{reason} {count}" for reason, count in excluded.items() if count)
+    lines.append(f"excluded candidates: {counted or 'none'}; snapshot version {response.snapshot.version}")
+    return "\n".join(lines)
+
+
+async def _quote(args: argparse.Namespace, request: QuoteRequest) -> QuoteResponse:
+    from service.app import load_if_empty
+    from service.settings import Settings
+    from service.state import build_services
+
+    settings = Settings.from_env()
+    services = build_services(settings)
+    try:
+        await load_if_empty(services)
+        snapshot = await services.snapshots.current()
+        options = QuoteOptions(
+            now=datetime.now(UTC),
+            price_max_age_s=settings.price_max_age_s,
+            catalog=services.catalog,
+            cross_node_factor=settings.cross_node_factor,
+            store_reachable=services.snapshots.store_reachable,
+        )
+        return build_quote(snapshot, request, options=options)
+    finally:
+        await services.aclose()
+
+
+def run_quote_command(args: argparse.Namespace) -> int:
+    """Print the quote; exit 0 with quotes, 1 when nothing fits, 2 on a bad argument."""
+    try:
+        request = build_request(args)
+    except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as error:
+        print(f"gpuquote quote: invalid request: {error}", file=sys.stderr)
+        return 2
+    response = asyncio.run(_quote(args, request))
+    if args.json:
+        print(msgspec.json.format(msgspec.json.encode(response).decode(), indent=2))
+    else:
+        print(format_table(response))
+    return 0 if response.quotes else 1
+
+
+def add_quote_parser(commands: Any) -> argparse.ArgumentParser:
+    """Add the ``quote`` sub-command to ``commands`` (an ``add_subparsers()`` result)."""
+    quote = commands.add_parser("quote", help="rank every way to run a GPU job by cost and time")
+    quote.add_argument("--gpu-hours", type=float, required=True, help="wall-clock hours on ONE card")
+    quote.add_argument("--gpu", action="append", help="GPU id(s) to consider, e.g. rtx4090 (comma-separated)")
+    quote.add_argument("--reference-gpu", help="GPU the hours were measured on (default: the one --gpu)")
+    quote.add_argument("--cards", help="card counts, comma-separated (default 1,2,4,8,16)")
+    quote.add_argument("--region", action="append", help="region(s), e.g. jiangsu")
+    quote.add_argument("--vendor", action="append", help="vendor id(s)")
+    quote.add_argument("--pricing", action="append", help="card_hour, node_hour, bundle, term")
+    quote.add_argument("--params-b", type=float, help="model size, billions of parameters")
+    quote.add_argument("--task", help="inference, lora, qlora, full_finetune, pretrain")
+    quote.add_argument("--deadline-hours", type=float)
+    quote.add_argument("--budget-cny", type=float)
+    quote.add_argument("--time-value", type=float, help="CNY one hour of waiting costs (for --rank-by value)")
+    quote.add_argument(
+        "--scaling", help="profile (default, nvlink, comm_heavy) or JSON: '{\"4\": [3.5, 3.8]}'"
+    )
+    quote.add_argument("--rank-by", choices=("cost", "time", "value"), default="cost")
+    quote.add_argument("--limit", type=int, default=10)
+    quote.add_argument("--lang", choices=("en", "zh"), default="en")
+    quote.add_argument("--json", action="store_true", help="print the QuoteResponse JSON")
+    quote.set_defaults(handler=run_quote_command)
+    parser: argparse.ArgumentParser = quote
+    return parser

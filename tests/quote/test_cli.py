@@ -1,0 +1,81 @@
+"""``gpuquote quote``: arguments to a request, the table, and a run over the embedded reference store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+import pytest
+
+from schemas.offer import CardHourPricing
+from service.quote.cli import add_quote_parser, build_request, format_table
+from service.quote.engine import build_quote
+from tests.quote.factories import offer, options, request, snapshot
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="gpuquote")
+    add_quote_parser(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(["quote", *argv])
+
+
+def test_arguments_become_the_same_request_as_the_api() -> None:
+    args = _parse(
+        "--gpu-hours", "48", "--gpu", "rtx4090", "--cards", "1,4", "--rank-by", "time", "--lang", "zh"
+    )
+    built = build_request(args)
+    assert built.workload.gpu_hours == 48.0
+    assert built.workload.reference_gpu == "rtx4090"  # the one --gpu is also the reference
+    assert (built.gpus, built.card_counts, built.rank_by, built.lang) == (["rtx4090"], [1, 4], "time", "zh")
+
+
+def test_several_gpus_filter_without_a_reference() -> None:
+    built = build_request(
+        _parse("--gpu-hours", "10", "--gpu", "rtx4090,h800", "--scaling", '{"4": [3.5, 3.8]}')
+    )
+    assert built.gpus == ["rtx4090", "h800"]
+    assert built.workload.reference_gpu is None
+    assert built.scaling == {"4": (3.5, 3.8)}
+
+
+def test_table_lists_ranked_quotes_and_the_summary() -> None:
+    catalog = snapshot([offer("js-suzhou", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0))])
+    table = format_table(build_quote(catalog, request(48, card_counts=[1, 4]), options=options()))
+    lines = table.splitlines()
+    assert lines[0].split()[:4] == ["#", "gpu", "cards", "offer"]
+    assert "¥384.00" in lines[1] and "cheapest" in lines[1]
+    assert "16 (15–17.14)" in lines[2] and "¥512.00 (¥480.00–¥576.00)" in lines[2] and "fastest" in lines[2]
+    assert lines[4].startswith("Recommended:")
+
+
+@pytest.fixture
+def embedded_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(os.environ):
+        if name.startswith("GPUQUOTE_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.mark.usefixtures("embedded_store")
+def test_quote_command_prints_the_article_example(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parse("--gpu-hours", "48", "--gpu", "rtx4090", "--cards", "1,4", "--vendor", "js-suzhou-ref",
+                  "--pricing", "card_hour")  # fmt: skip
+    assert args.handler(args) == 0
+    output = capsys.readouterr().out
+    assert "js-suzhou-ref:4090" in output
+    assert "¥384.00" in output and "¥512.00" in output
+
+
+@pytest.mark.usefixtures("embedded_store")
+def test_quote_command_json(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parse("--gpu-hours", "48", "--gpu", "rtx4090", "--cards", "4", "--vendor", "js-suzhou-ref",
+                  "--pricing", "card_hour", "--json")  # fmt: skip
+    assert args.handler(args) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["quotes"][0]["cost_cny"]["expected"] == 512.0
+
+
+def test_bad_argument_exits_2_naming_the_field(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parse("--gpu-hours", "-1")
+    assert args.handler(args) == 2
+    assert "workload.gpu_hours" in capsys.readouterr().err
