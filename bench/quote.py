@@ -14,14 +14,19 @@ Targets on a 2-core machine: engine median ≤ 1 ms; /quote throughput ≥ 1/3 o
 from __future__ import annotations
 
 import argparse
+import asyncio
+import os
 import random
+import socket
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -155,15 +160,116 @@ def bench_engine(offer_count: int, runs: int) -> None:
     print(f"  {len(response.quotes)} quotes returned; excluded {msgspec.structs.asdict(response.excluded)}")
 
 
+def serve(port: int, offer_count: int) -> None:
+    """Run the app on ``port`` with its embedded store filled with the synthetic catalog (subprocess)."""
+    import uvicorn
+
+    from service.app import create_app
+    from service.http.quote import QuoteController
+    from service.settings import Settings
+    from service.state import build_services
+    from service.store.memory import MemoryPriceStore
+
+    store = MemoryPriceStore()
+
+    async def fill() -> None:
+        by_vendor: dict[str, list[Offer]] = {}
+        for offer in synthetic_offers(offer_count):
+            by_vendor.setdefault(offer.vendor, []).append(offer)
+        for vendor, offers in by_vendor.items():
+            await store.write_vendor(vendor, offers, VendorStatus(vendor=vendor, last_success_at=NOW))
+
+    asyncio.run(fill())
+    app = create_app(services=build_services(Settings(), store=store))
+    if "/quote" not in {route.path for route in app.routes}:
+        app.register(QuoteController)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+async def _load(
+    client: httpx.AsyncClient, method: str, path: str, body: bytes | None, requests: int, concurrency: int
+) -> tuple[float, list[float]]:
+    """Send ``requests`` requests, ``concurrency`` at a time; wall time and each request's latency."""
+    latencies: list[float] = []
+    remaining = iter(range(requests))
+    headers = {"content-type": "application/json"} if body else None
+
+    async def worker() -> None:
+        for _ in remaining:
+            started = time.perf_counter()
+            response = await client.request(method, path, content=body, headers=headers)
+            latencies.append(time.perf_counter() - started)
+            if response.status_code != 200:
+                raise RuntimeError(f"{method} {path}: {response.status_code} {response.text[:200]}")
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return time.perf_counter() - started, latencies
+
+
+async def _bench_http_client(base_url: str, requests: int, concurrency: int) -> None:
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    quote_body = msgspec.json.encode(BENCH_REQUEST)
+    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=httpx.Timeout(30.0)) as client:
+        for _ in range(300):  # the server imports, fills its store and starts: a few seconds
+            try:
+                if (await client.get("/health")).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+        await _load(client, "POST", "/quote", quote_body, 200, concurrency)  # warm up
+        results = {}
+        for name, method, path, body in (("GET /health", "GET", "/health", None),
+                                         ("POST /quote", "POST", "/quote", quote_body)):  # fmt: skip
+            wall_s, latencies = await _load(client, method, path, body, requests, concurrency)
+            results[name] = requests / wall_s
+            print(
+                f"  {name:<12} {requests / wall_s:8.0f} req/s   p50 {_percentile(latencies, 0.5) * 1e3:6.2f} ms"
+                f"   p99 {_percentile(latencies, 0.99) * 1e3:6.2f} ms"
+            )
+    ratio = results["POST /quote"] / results["GET /health"]
+    print(f"  /quote throughput is {ratio:.2f} of /health's (target: >= 0.33)")
+    print("  (one httpx client process shares the cores with the server: it caps both rates)")
+
+
+def bench_http(offer_count: int, requests: int, concurrency: int) -> None:
+    port = _free_port()
+    print(f"http: uvicorn (1 worker) on 127.0.0.1:{port}, {offer_count} offers, {requests} requests each, "
+          f"{concurrency} concurrent, client in this process")  # fmt: skip
+    server = subprocess.Popen(  # the server gets its own process (and core) apart from the client
+        [sys.executable, __file__, "--serve", str(port), "--offers", str(offer_count)],
+        env={**os.environ, "GPUQUOTE_RATE_LIMIT_PER_MINUTE": "0"},
+    )
+    try:
+        asyncio.run(_bench_http_client(f"http://127.0.0.1:{port}", requests, concurrency))
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--offers", type=int, default=2_000)
-    parser.add_argument("--runs", type=int, default=2_000)
-    parser.add_argument("--requests", type=int, default=3_000)
+    parser.add_argument("--runs", type=int, default=2_000, help="engine-only quotes to time")
+    parser.add_argument("--requests", type=int, default=3_000, help="HTTP requests per endpoint")
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve:
+        serve(args.serve, args.offers)
+        return
     bench_engine(args.offers, args.runs)
+    if not args.skip_http:
+        bench_http(args.offers, args.requests, args.concurrency)
 
 
 if __name__ == "__main__":
