@@ -35,7 +35,7 @@ CardCount = Annotated[int, msgspec.Meta(ge=1, le=1024)]
 Seconds = Annotated[int, msgspec.Meta(ge=1, le=86_400)]
 
 
-class CardHourPricing(msgspec.Struct, tag="card_hour", tag_field="kind", kw_only=True, frozen=True):
+class CardHourPricing(msgspec.Struct, tag="card_hour", tag_field="kind", kw_only=True, frozen=True, gc=False):
     """按卡时: cards × hours, each card billed at one price."""
 
     cny_per_card_hour: PositiveMoney
@@ -44,7 +44,7 @@ class CardHourPricing(msgspec.Struct, tag="card_hour", tag_field="kind", kw_only
     min_billed_hours: NonNegativeMoney = 0.0
 
 
-class NodeHourPricing(msgspec.Struct, tag="node_hour", tag_field="kind", kw_only=True, frozen=True):
+class NodeHourPricing(msgspec.Struct, tag="node_hour", tag_field="kind", kw_only=True, frozen=True, gc=False):
     """按节点时: whole nodes × hours; every card of a rented node is billed, used or idle."""
 
     cny_per_node_hour: PositiveMoney
@@ -56,7 +56,7 @@ class NodeHourPricing(msgspec.Struct, tag="node_hour", tag_field="kind", kw_only
     granularity_s: Seconds = 3600
 
 
-class BundlePricing(msgspec.Struct, tag="bundle", tag_field="kind", kw_only=True, frozen=True):
+class BundlePricing(msgspec.Struct, tag="bundle", tag_field="kind", kw_only=True, frozen=True, gc=False):
     """多卡打包: a fixed group of cards rented as one unit, usually below the per-card price."""
 
     cards: CardCount
@@ -65,7 +65,7 @@ class BundlePricing(msgspec.Struct, tag="bundle", tag_field="kind", kw_only=True
     granularity_s: Seconds = 3600
 
 
-class TermPricing(msgspec.Struct, tag="term", tag_field="kind", kw_only=True, frozen=True):
+class TermPricing(msgspec.Struct, tag="term", tag_field="kind", kw_only=True, frozen=True, gc=False):
     """包日/包周/包月: prepaid whole periods, per card (cards=1) or per machine (cards=N)."""
 
     period: TermPeriod
@@ -77,7 +77,7 @@ class TermPricing(msgspec.Struct, tag="term", tag_field="kind", kw_only=True, fr
 Pricing = CardHourPricing | NodeHourPricing | BundlePricing | TermPricing
 
 
-class Offer(msgspec.Struct, kw_only=True, frozen=True):
+class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     """One rentable product of one vendor, normalized. ``id`` is stable: ``<vendor>:<sku>``."""
 
     id: str

@@ -30,6 +30,7 @@ from service.http.health import HealthController
 from service.http.limits import RATE_LIMIT_STORE, cors_config, rate_limit_config
 from service.http.metrics import MetricsController
 from service.http.problems import problem_details_config
+from service.http.quote import QuoteController
 from service.logs import RequestIdMiddleware
 from service.settings import Settings
 from service.state import AppServices, build_services
@@ -124,6 +125,7 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
 
     return Litestar(
         route_handlers=[
+            QuoteController,
             HealthController,
             MetricsController,
             CatalogController,

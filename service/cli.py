@@ -13,6 +13,7 @@ from pathlib import Path
 from schemas.api import RefreshReport, VendorRefresh
 from service.errors import GpuquoteError, RefreshBusy
 from service.logs import configure_logging, uvicorn_log_config
+from service.quote.cli import add_quote_parser, run_quote_command
 from service.settings import Settings, SettingsError
 from service.state import build_services
 from service.store.base import StoreUnavailable
@@ -20,6 +21,7 @@ from service.store.base import StoreUnavailable
 __all__ = ["main"]
 
 DEFAULT_OPENAPI_PATH = Path("openapi/openapi.json")
+DEFAULT_TOOLS_PATH = Path("openapi/tools.json")
 
 
 def openapi_document() -> str:
@@ -92,8 +94,21 @@ async def _refresh(args: argparse.Namespace) -> int:
 
 def _openapi(args: argparse.Namespace) -> int:
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(openapi_document(), encoding="utf-8")
+    document = openapi_document()
+    args.output.write_text(document, encoding="utf-8")
     print(f"wrote {args.output}")
+    from service.tools_schema import tools_document
+
+    args.tools_output.parent.mkdir(parents=True, exist_ok=True)
+    args.tools_output.write_text(tools_document(json.loads(document)), encoding="utf-8")
+    print(f"wrote {args.tools_output}")
+    return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from service.mcp_server import run_stdio
+
+    asyncio.run(run_stdio(Settings.from_env(), json.loads(openapi_document())))
     return 0
 
 
@@ -112,9 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
     refresh.add_argument("--wait", type=float, default=0.0, help="seconds to wait for a running refresh")
     refresh.set_defaults(handler=lambda args: asyncio.run(_refresh(args)))
 
+    add_quote_parser(commands).set_defaults(handler=run_quote_command)
+
     openapi = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi.add_argument("--output", type=Path, default=DEFAULT_OPENAPI_PATH)
+    openapi.add_argument("--tools-output", type=Path, default=DEFAULT_TOOLS_PATH, help="LLM tool definitions")
     openapi.set_defaults(handler=_openapi)
+
+    mcp = commands.add_parser("mcp", help="serve the quote tools over the Model Context Protocol (stdio)")
+    mcp.set_defaults(handler=_mcp)
     return parser
 
 

@@ -20,7 +20,11 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
@@ -52,7 +56,15 @@ def connect_redis(url: str, *, cluster: bool = False, timeout_s: float = 2.0) ->
     options: dict[str, Any] = {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s}
     if cluster:
         return RedisCluster.from_url(url, **options)
-    return aioredis.from_url(url, health_check_interval=30, **options)
+    # A pooled connection that Redis closed (a restart, a failover) is retried once on a fresh one.
+    retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2)
+    return aioredis.from_url(
+        url,
+        health_check_interval=30,
+        retry=retry,
+        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        **options,
+    )
 
 
 def _raw(value: bytes | str) -> bytes:

@@ -65,7 +65,7 @@ async def test_service_rides_out_a_redis_outage(private_redis: PrivateRedis) -> 
         assert still.json()["items"] == before["items"]
         refilled = await client.post("/admin/refresh", headers=ADMIN)
         assert refilled.status_code == 200
-        assert refilled.json()["ok"] is True
+        assert refilled.json()["ok"] is True, refilled.json()
         after = (await client.get("/offers", params={"limit": 1000})).json()
         assert after["total"] == 20
         assert after["snapshot_version"] > before["snapshot_version"]
