@@ -165,7 +165,6 @@ def serve(port: int, offer_count: int) -> None:
     import uvicorn
 
     from service.app import create_app
-    from service.http.quote import QuoteController
     from service.settings import Settings
     from service.state import build_services
     from service.store.memory import MemoryPriceStore
@@ -181,8 +180,6 @@ def serve(port: int, offer_count: int) -> None:
 
     asyncio.run(fill())
     app = create_app(services=build_services(Settings(), store=store))
-    if "/quote" not in {route.path for route in app.routes}:
-        app.register(QuoteController)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 

@@ -43,6 +43,8 @@ _SINGLE_CARD: dict[Lang, dict[str, str]] = {
         "recommended": "That is the single-card option; the fastest option is {fastest}.",
         "recommended_fastest": "It is also the fastest option; a single card: {single}.",
         "other": "A single card: {single}; the fastest option: {fastest}.",
+        "trade_more": " Against one card, the fastest option finishes {hours} h sooner for {cost} more.",
+        "trade_less": " Against one card, the fastest option finishes {hours} h sooner and costs {cost} less.",
     },
     "zh": {
         "none": "单卡无法运行（{reason}）；最快方案：{fastest}。",
@@ -53,6 +55,8 @@ _SINGLE_CARD: dict[Lang, dict[str, str]] = {
         "recommended": "这是单卡方案；最快方案：{fastest}。",
         "recommended_fastest": "这也是最快方案；单卡：{single}。",
         "other": "单卡：{single}；最快方案：{fastest}。",
+        "trade_more": "与单卡相比，最快方案早 {hours} 小时完成，多花 {cost}。",
+        "trade_less": "与单卡相比，最快方案早 {hours} 小时完成，还便宜 {cost}。",
     },
 }
 _HINTS: dict[Lang, dict[str, str]] = {
@@ -125,7 +129,16 @@ def _single_vs_fastest(
         case = "recommended_fastest"
     else:
         case = "other"
-    return templates[case].format(single=_option(single, names, lang), fastest=fastest_text)
+    comparison = templates[case].format(single=_option(single, names, lang), fastest=fastest_text)
+    return comparison + _trade_off(single, fastest, lang)
+
+
+def _trade_off(single: Quote, fastest: Quote, lang: Lang) -> str:
+    """What the fastest option saves against one card, and what it costs more (or less)."""
+    hours_saved = number_text(single.hours.expected - fastest.hours.expected)
+    extra_cny = fastest.cost_cny.expected - single.cost_cny.expected
+    key = "trade_more" if extra_cny >= 0 else "trade_less"
+    return _SINGLE_CARD[lang][key].format(hours=hours_saved, cost=format_cny(abs(extra_cny)))
 
 
 def _break_even(quotes: Sequence[Quote], names: Mapping[str, str], lang: Lang) -> str:

@@ -11,7 +11,6 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
-from service.http.quote import QuoteController
 from service.settings import Settings
 from service.state import build_services
 from service.store.memory import MemoryPriceStore
@@ -20,11 +19,7 @@ Client = AsyncTestClient[Any]
 
 
 def _app() -> Litestar:
-    app = create_app(services=build_services(Settings(), store=MemoryPriceStore()))
-    # Until the app factory registers the controller itself, register it here (same app otherwise).
-    if "/quote" not in {route.path for route in app.routes}:
-        app.register(QuoteController)
-    return app
+    return create_app(services=build_services(Settings(), store=MemoryPriceStore()))
 
 
 @pytest.fixture
