@@ -31,7 +31,15 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, Pricing, TermPricing
+from schemas.offer import (
+    BundlePricing,
+    CardHourPricing,
+    NodeHourPricing,
+    Offer,
+    Pricing,
+    TermPeriod,
+    TermPricing,
+)
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
 from service.quote.engine import QuoteOptions, build_quote
@@ -78,7 +86,7 @@ def _pricing(rng: random.Random, card_hour_cny: float) -> Pricing:
         return BundlePricing(
             cards=cards, cny_per_bundle_hour=round(price * cards * 0.92, 2), max_bundles=8 // cards
         )
-    period = rng.choice(("day", "week", "month"))
+    period: TermPeriod = rng.choice(("day", "week", "month"))
     hours = {"day": 24, "week": 168, "month": 720}[period]
     cards = rng.choice((1, 8))
     return TermPricing(period=period, cny_per_period=round(price * hours * cards * 0.75, 2), cards=cards)

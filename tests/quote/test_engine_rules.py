@@ -218,3 +218,9 @@ def test_memory_check_needs_both_fields() -> None:
         snapshot([EIGHT_YUAN]), request(48, card_counts=[1], task="lora"), options=options()
     )
     assert any("memory fit not checked" in warning for warning in response.warnings)
+
+
+def test_an_empty_snapshot_answers_with_no_quotes() -> None:
+    response = build_quote(snapshot([]), request(48, regions=["jiangsu"]), options=options())
+    assert (response.quotes, response.summary) == ([], "No offers are loaded yet.")
+    assert response.snapshot.version == 1
