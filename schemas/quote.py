@@ -139,8 +139,8 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     hourly_rate_cny: float
     effective_card_hour_cny: float
     breakdown: list[LineItem]
+    warnings: list[str]
     price_fetched_at: datetime
-    warnings: list[str] = []
     stale: bool = False
     value_cny: float | None = None
     term_period: TermPeriod | None = None
@@ -164,19 +164,20 @@ class SnapshotInfo(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True
     """Which price snapshot answered, and when its oldest price was fetched."""
 
     version: int
-    oldest_fetched_at: datetime | None = None
+    oldest_fetched_at: datetime | None
 
 
 class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest, fastest and
-    recommended quotes when they rank lower, so every id named here can be looked up in ``quotes``."""
+    recommended quotes when they rank lower, so every id named here can be looked up in ``quotes``.
+    The ids are null (never missing) when nothing qualifies; ``warnings`` is always present."""
 
     quotes: list[Quote]
+    cheapest: str | None
+    fastest: str | None
+    recommended: str | None
+    summary: str
     excluded: Excluded
     snapshot: SnapshotInfo
-    summary: str
-    rank_by: RankBy = "cost"
-    cheapest: str | None = None
-    fastest: str | None = None
-    recommended: str | None = None
-    warnings: list[str] = []
+    warnings: list[str]
+    rank_by: RankBy

@@ -124,6 +124,9 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             snapshot=snapshot_info,
             summary=empty_summary(evaluation.excluded, offers_loaded=tables.size, lang=request.lang),
             rank_by=request.rank_by,
+            cheapest=None,
+            fastest=None,
+            recommended=None,
             warnings=warnings,
         )
 
