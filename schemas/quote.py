@@ -64,10 +64,14 @@ ScalingOverride = ScalingPoints | ScalingProfile
 """Either the caller's own points or a named curve: ``default``, ``nvlink`` (near-linear), ``comm_heavy``."""
 
 
+# A job shorter than 3.6 s on one card is no rental; the floor also keeps every hours figure a normal float.
+JobHours = Annotated[float, msgspec.Meta(ge=0.001, le=1e7)]
+
+
 class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """The job. ``gpu_hours`` is its wall-clock time on ONE card of ``reference_gpu``."""
 
-    gpu_hours: Hours
+    gpu_hours: JobHours
     reference_gpu: FilterName | None = None
     model_params_b: Annotated[float, msgspec.Meta(gt=0, le=100_000)] | None = None
     task: Task | None = None

@@ -149,7 +149,9 @@ def card_hour_rows(prices_cny: Mapping[str, float]) -> list[dict[str, object]]:
     ]
 
 
-def write_vendors_file(folder: Path, feed_base_url: str, vendor_ids: list[str], *, timeout_s: float = 60) -> Path:
+def write_vendors_file(
+    folder: Path, feed_base_url: str, vendor_ids: list[str], *, timeout_s: float = 60
+) -> Path:
     """A vendors file with one static-format vendor per id, each fetched from ``<feed>/<id>.json``."""
     entries = [
         f'[[vendors]]\nid = "{vendor}"\nname = "{vendor}"\nregion = "jiangsu"\ncity = "suzhou"\n'

@@ -22,6 +22,7 @@ __all__ = ["PROBLEM_RESPONSES", "problem_details_config", "problem_responses"]
 
 logger = logging.getLogger("gpuquote.http")
 _JSON_PATH = re.compile(r"at `\$\.?(?P<path>[^`]*)`")
+_UNKNOWN_FIELD = re.compile(r"unknown field `(?P<name>[^`]+)`")
 _TYPE_BASE = "https://gpuquote.dev/problems/"
 
 
@@ -54,8 +55,11 @@ def _field_errors(error: ValidationException) -> list[dict[str, Any]]:
         field = item.get("key")
         match = _JSON_PATH.search(message)
         if match is not None:
-            field = match["path"] or "body"
+            field = match["path"] or None
             message = _JSON_PATH.sub("", message).rstrip(" -")
+        if (unknown := _UNKNOWN_FIELD.search(message)) is not None:
+            # msgspec names the object holding an unknown field; the caller wants the field itself.
+            field = f"{field}.{unknown['name']}" if field and field != "data" else unknown["name"]
         found.append(
             {"field": field or item.get("source") or "body", "reason": message, "in": item.get("source")}
         )
@@ -83,7 +87,8 @@ def _from_http_error(error: HTTPException) -> ProblemDetailsException:
         return _from_validation_error(error)
     extra: dict[str, Any] | None = None
     headers = dict(error.headers or {})
-    if error.status_code == 413:
+    if error.status_code in {400, 413}:
+        # A body that is not JSON at all, or too large: nothing finer than the body to point at.
         extra = {"errors": [{"field": "body", "reason": error.detail}]}
     if error.status_code == 429 and "RateLimit-Reset" in headers:
         headers["Retry-After"] = headers["RateLimit-Reset"]

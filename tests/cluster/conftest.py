@@ -5,7 +5,6 @@ over within seconds when a test kills its master.
 
 from __future__ import annotations
 
-import os
 import random
 import shutil
 import socket
@@ -133,7 +132,9 @@ def redis_cluster() -> Iterator[LocalCluster]:
                 check=False, capture_output=True, timeout=60,
             )  # fmt: skip
             if created.returncode != 0:
-                raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout!r} {created.stderr!r}")
+                raise RuntimeError(
+                    f"redis-cli --cluster create failed: {created.stdout!r} {created.stderr!r}"
+                )
             cluster.wait_until_healthy()
             yield cluster
         finally:

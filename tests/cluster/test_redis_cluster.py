@@ -12,7 +12,13 @@ from service.settings import Settings
 from service.state import build_services
 from tests.cluster.conftest import LocalCluster
 
-QUOTE_REQUEST = {"workload": {"gpu_hours": 48}, "gpus": ["rtx4090"], "vendors": ["js-suzhou-ref"], "card_counts": [1, 4]}
+QUOTE_REQUEST = {
+    "workload": {"gpu_hours": 48},
+    "gpus": ["rtx4090"],
+    "vendors": ["js-suzhou-ref"],
+    "pricing": ["card_hour"],
+    "card_counts": [1, 4],
+}
 
 
 async def _refresh_until_ok(services_refresh: object, timeout_s: float = 30.0) -> None:
@@ -48,7 +54,10 @@ async def test_refresh_and_reads_survive_a_master_failover(redis_cluster: LocalC
         # While the replica is being promoted, answers come from the snapshot held in memory.
         during = await client.get("/offers", params={"gpu": "rtx4090", "vendor": "js-suzhou-ref"})
         assert during.status_code == 200
-        assert [item["id"] for item in during.json()["items"]] == ["js-suzhou-ref:4090", "js-suzhou-ref:4090-month"]
+        assert [item["id"] for item in during.json()["items"]] == [
+            "js-suzhou-ref:4090",
+            "js-suzhou-ref:4090-month",
+        ]
         quote_during = await client.post("/quote", json=QUOTE_REQUEST)
         assert quote_during.status_code == 200
         assert sorted(q["cost_cny"]["expected"] for q in quote_during.json()["quotes"]) == [384.0, 512.0]

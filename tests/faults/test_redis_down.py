@@ -50,7 +50,9 @@ async def test_service_rides_out_a_redis_outage(private_redis: PrivateRedis) -> 
         body = quote.json()
         assert sorted(q["cost_cny"]["expected"] for q in body["quotes"]) == [384.0, 512.0]
         warnings = [*body.get("warnings", []), *(w for q in body["quotes"] for w in q.get("warnings", []))]
-        assert any("store" in warning.lower() and "stale" in warning.lower() for warning in warnings), warnings
+        assert any("store" in warning.lower() and "stale" in warning.lower() for warning in warnings), (
+            warnings
+        )
         ready = await client.get("/ready")
         assert ready.status_code == 200
         assert ready.json()["status"] == "degraded"
