@@ -31,7 +31,9 @@ SERVER_ENV = {
 }
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: while Playwright's sync API runs, the main thread has a running event loop,
+# which would stop every later asyncio test from starting its own.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} not found: run `make system-deps` (apt-get install chromium)"
@@ -48,13 +50,13 @@ def browser() -> Iterator[Browser]:
             launched.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
     with gpuquote_server(SERVER_ENV) as url:
         yield url
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def stale_base_url() -> Iterator[str]:
     """A server whose prices are all older than its (one millisecond) max age."""
     with gpuquote_server({**SERVER_ENV, "GPUQUOTE_PRICE_MAX_AGE_S": "0.001"}) as url:

@@ -101,10 +101,10 @@ def test_hovering_a_point_shows_its_offer(page: Page, base_url: str) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "error_at", "expected"),
     [
-        ("#gpu_hours", "-5", "workload.gpu_hours", "> 0"),
+        ("#gpu_hours", "-5", "workload.gpu_hours", "Expected `float` >"),
         ("#gpu_hours", "", "workload.gpu_hours", "gpu_hours"),
         ("#card_counts", "1, four", "card_counts", "int"),
-        ("#budget_cny", "0", "budget_cny", "> 0"),
+        ("#budget_cny", "0", "budget_cny", "Expected `float` >"),
     ],
 )
 def test_a_bad_input_shows_the_api_error_next_to_its_field(
