@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,13 @@ def test_the_schema_accepts_exactly_what_the_api_decodes(arguments: dict[str, An
     except msgspec.ValidationError:
         decodes = False
     assert Draft202012Validator(tool_schema(QuoteRequest)).is_valid(arguments) is decodes
+
+
+def test_every_operation_reads_as_a_tool_definition(spec: dict[str, Any]) -> None:
+    """A tool definition is operationId + summary + description: each must be there and say something."""
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            where = f"{method.upper()} {path}"
+            assert re.fullmatch(r"[a-z][a-z0-9_]*", operation["operationId"]), where
+            assert 3 <= len(operation["summary"]) <= 80, where
+            assert len(operation.get("description", "").split()) >= 5, where
