@@ -201,7 +201,10 @@ async function submitQuote() {
     });
     const body = await reply.json().catch(() => ({ title: reply.statusText, status: reply.status }));
     if (!reply.ok) {
+      // Results for other inputs would read as the answer to these: take them away.
       status.textContent = "";
+      document.getElementById("results").hidden = true;
+      state.response = null;
       showProblem(body);
       return;
     }

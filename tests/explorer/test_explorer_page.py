@@ -112,6 +112,8 @@ def test_a_bad_input_shows_the_api_error_next_to_its_field(
 ) -> None:
     open_explorer(page, base_url)
     fill_jiangsu_example(page)
+    page.click("#submit")
+    expect(page.locator("#results")).to_be_visible()
     page.fill(field, value)
     page.click("#submit")
 
@@ -119,7 +121,7 @@ def test_a_bad_input_shows_the_api_error_next_to_its_field(
     expect(message).to_be_visible()
     expect(message).to_contain_text(expected)
     expect(page.locator(f'.field[data-field="{error_at}"]')).to_have_class(re.compile(r"\binvalid\b"))
-    # Only that field is flagged, and no stale results are left on the page.
+    # Only that field is flagged, and the earlier results are gone: they answered other inputs.
     assert page.locator(".field.invalid").count() == 1
     expect(page.locator("#results")).to_be_hidden()
 
