@@ -52,6 +52,35 @@ class LocalCluster:
         process.kill()
         process.wait(timeout=10)
 
+    def wait_until_replicas_synced(self, timeout_s: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        for port in self.ports:
+            client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2)
+            try:
+                while True:
+                    info = client.info("replication")
+                    if info.get("role") != "slave" or info.get("master_link_status") == "up":
+                        break
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"replica on port {port} never synced with its master")
+                    time.sleep(0.1)
+            finally:
+                client.close()
+
+    def wait_for_failover(self, key: str, dead_master: int, timeout_s: float = 30.0) -> None:
+        """Until a replica has taken over ``key``'s slot from ``dead_master`` and the cluster is ok again."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                if self.master_of(key) != dead_master:
+                    break
+            except redis.exceptions.RedisError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no replica took over from the master on port {dead_master}")
+            time.sleep(0.2)
+        self.wait_until_healthy(timeout_s)
+
     def wait_until_healthy(self, timeout_s: float = 30.0) -> None:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -90,6 +119,8 @@ def _start_node(binary: str, port: int, workdir: Path) -> subprocess.Popen[bytes
     return subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
          "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+         # Replicas sync at once and may always take over: a test kills a master seconds after creation.
+         "--repl-diskless-sync-delay", "0", "--cluster-replica-validity-factor", "0",
          "--save", "", "--appendonly", "no", "--dir", str(node_dir)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -136,6 +167,7 @@ def redis_cluster() -> Iterator[LocalCluster]:
                     f"redis-cli --cluster create failed: {created.stdout!r} {created.stderr!r}"
                 )
             cluster.wait_until_healthy()
+            cluster.wait_until_replicas_synced()
             yield cluster
         finally:
             for process in cluster.processes.values():
