@@ -31,7 +31,6 @@ from schemas.api import OfferPage, VendorList
 from schemas.quote import QuoteRequest, QuoteResponse
 from service.catalog import OfferFilter, list_offers, vendor_freshness
 from service.errors import GpuquoteError, InvalidRequest
-from service.quote.engine import QuoteOptions, build_quote
 from service.settings import Settings
 from service.state import AppServices, build_services
 from service.store.base import StoreUnavailable
@@ -47,15 +46,7 @@ _INSTRUCTIONS = (
 
 
 async def _quote(services: AppServices, request: QuoteRequest) -> QuoteResponse:
-    snapshot = await services.snapshots.current()
-    options = QuoteOptions(
-        now=datetime.now(UTC),
-        price_max_age_s=services.settings.price_max_age_s,
-        catalog=services.catalog,
-        cross_node_factor=services.settings.cross_node_factor,
-        store_reachable=services.snapshots.store_reachable,
-    )
-    return build_quote(snapshot, request, options=options)
+    return await services.quote(request)
 
 
 async def _list_offers(services: AppServices, args: ListOffersArgs) -> OfferPage:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from litestar.di import NamedDependency
 
 from adapters import DEFAULT_GPU_CATALOG, AdapterContext, GpuCatalog
 from adapters.vendors_file import load_vendors_file
+from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import VendorConfig
 from service import metrics
+from service.quote.engine import QuoteOptions, build_quote
 from service.refresh import RefreshService
 from service.settings import Settings
 from service.snapshot import Snapshot, SnapshotCache
@@ -37,6 +40,20 @@ class AppServices:
     @property
     def known_regions(self) -> list[str]:
         return sorted({vendor.region for vendor in self.vendors})
+
+    async def quote(self, request: QuoteRequest) -> QuoteResponse:
+        """Quote on the current snapshot: one store round trip (its version), then pure maths."""
+        snapshot = await self.snapshots.current()
+        options = QuoteOptions(
+            now=datetime.now(UTC),
+            price_max_age_s=self.settings.price_max_age_s,
+            catalog=self.catalog,
+            cross_node_factor=self.settings.cross_node_factor,
+            store_reachable=self.snapshots.store_reachable,
+        )
+        response = build_quote(snapshot, request, options=options)
+        metrics.QUOTES_SERVED.labels("quoted" if response.quotes else "nothing_fits").inc()
+        return response
 
     async def aclose(self) -> None:
         await self.store.aclose()

@@ -16,12 +16,16 @@ import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 import redis
 
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
+
+if TYPE_CHECKING:
+    from tests.servers import FeedServer
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -148,17 +152,21 @@ async def _delete_namespace(url: str, namespace: str) -> None:
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def store(
-    request: pytest.FixtureRequest, redis_namespace: str
-) -> AsyncIterator[MemoryPriceStore | RedisPriceStore]:
+def store(request: pytest.FixtureRequest) -> MemoryPriceStore | RedisPriceStore:
     """Each store implementation in turn: the contract tests run against both."""
     if request.param == "memory":
-        yield MemoryPriceStore(history_max_entries=50)
-        return
-    redis_url: str = request.getfixturevalue("redis_url")
-    redis_store = RedisPriceStore(connect_redis(redis_url), namespace=redis_namespace, history_max_entries=50)
+        return MemoryPriceStore(history_max_entries=50)
+    redis_store: RedisPriceStore = request.getfixturevalue("redis_store")
+    return redis_store
+
+
+@pytest.fixture
+def feeds() -> Iterator[FeedServer]:
+    """A loopback server of static price files the test rewrites or slows down."""
+    from tests.servers import FeedServer
+
+    server = FeedServer()
     try:
-        yield redis_store
+        yield server
     finally:
-        await _delete_namespace(redis_url, redis_namespace)
-        await redis_store.aclose()
+        server.close()

@@ -6,7 +6,6 @@ would cost more than it saves. The only I/O is the snapshot check (one ``GET`` o
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -16,7 +15,6 @@ from litestar.params import JSONBody
 
 from schemas.quote import QuoteRequest, QuoteResponse
 from service.http.problems import problem_responses
-from service.quote.engine import QuoteOptions, build_quote
 from service.state import Services
 
 __all__ = ["QuoteController"]
@@ -70,13 +68,4 @@ class QuoteController(Controller):
         description=_DESCRIPTION,
     )
     async def quote(self, services: Services, data: JSONBody[QuoteRequest]) -> QuoteResponse:
-        snapshot = await services.snapshots.current()
-        settings = services.settings
-        options = QuoteOptions(
-            now=datetime.now(UTC),
-            price_max_age_s=settings.price_max_age_s,
-            catalog=services.catalog,
-            cross_node_factor=settings.cross_node_factor,
-            store_reachable=services.snapshots.store_reachable,
-        )
-        return build_quote(snapshot, data, options=options)
+        return await services.quote(data)

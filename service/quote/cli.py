@@ -13,13 +13,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
 
 from schemas.quote import QuoteRequest, QuoteResponse
-from service.quote.engine import QuoteOptions, build_quote
 from service.quote.money import format_cny
 from service.quote.texts import hours_text
 
@@ -110,15 +108,7 @@ async def _quote(args: argparse.Namespace, request: QuoteRequest) -> QuoteRespon
     services = build_services(settings)
     try:
         await load_if_empty(services)
-        snapshot = await services.snapshots.current()
-        options = QuoteOptions(
-            now=datetime.now(UTC),
-            price_max_age_s=settings.price_max_age_s,
-            catalog=services.catalog,
-            cross_node_factor=settings.cross_node_factor,
-            store_reachable=services.snapshots.store_reachable,
-        )
-        return build_quote(snapshot, request, options=options)
+        return await services.quote(request)
     finally:
         await services.aclose()
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import IN_CI
+from tests.conftest import IN_CI, wait_for_redis
 
 NODE_TIMEOUT_MS = 1500
 
@@ -127,22 +127,6 @@ def _start_node(binary: str, port: int, workdir: Path) -> subprocess.Popen[bytes
     )  # fmt: skip
 
 
-def _wait_for_port(port: int, timeout_s: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.5)
-    try:
-        while True:
-            try:
-                client.ping()
-                return
-            except redis.exceptions.ConnectionError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-    finally:
-        client.close()
-
-
 @pytest.fixture(scope="module")
 def redis_cluster() -> Iterator[LocalCluster]:
     binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
@@ -156,7 +140,7 @@ def redis_cluster() -> Iterator[LocalCluster]:
             for port in cluster.ports:
                 cluster.processes[port] = _start_node(binary, port, Path(workdir))
             for port in cluster.ports:
-                _wait_for_port(port)
+                wait_for_redis(f"redis://127.0.0.1:{port}")
             created = subprocess.run(
                 [cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in cluster.ports),
                  "--cluster-replicas", "1", "--cluster-yes"],

@@ -8,10 +8,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from service.store.redis import RedisPriceStore, connect_redis
 from tests.servers import GPUQUOTE, FeedServer, card_hour_rows, write_vendors_file
@@ -19,15 +16,6 @@ from tests.servers import GPUQUOTE, FeedServer, card_hour_rows, write_vendors_fi
 VENDORS = ["fast-a", "fast-b", "slow-c"]
 OLD = {"4090-1": 5.0, "4090-2": 5.1, "4090-3": 5.2}
 NEW = {"4090-1": 6.0, "4090-2": 6.1, "4090-3": 6.2}
-
-
-@pytest.fixture
-def feeds() -> Iterator[FeedServer]:
-    server = FeedServer()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def _refresh_command(env: dict[str, str]) -> subprocess.Popen[str]:

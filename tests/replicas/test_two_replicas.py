@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.servers import FeedServer, card_hour_rows, gpuquote_server, write_vendors_file
 
 ADMIN_KEY = "replica-admin-key"
-
-
-@pytest.fixture
-def feeds() -> Iterator[FeedServer]:
-    server = FeedServer()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 def test_a_refresh_through_one_replica_is_served_by_the_other(

@@ -11,7 +11,6 @@ import asyncio
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -34,15 +33,6 @@ def _rows(generation: int) -> list[dict[str, object]]:
 
 def _generation(sku: str, price_cny: float) -> int:
     return round(price_cny - SKU_BASE_CNY[sku])
-
-
-@pytest.fixture
-def feeds() -> Iterator[FeedServer]:
-    server = FeedServer()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 class Tally:
