@@ -18,10 +18,9 @@ Recorded sample::
 
 from __future__ import annotations
 
-import httpx
 import msgspec
 
-from adapters._source import read_feed
+from adapters._source import DocumentAdapter
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import (
     BundlePricing,
@@ -138,14 +137,8 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
     return builder.result()
 
 
-class StaticAdapter:
+class StaticAdapter(DocumentAdapter):
     """Reads the canonical price file from ``path`` or ``url``."""
 
-    def __init__(self, config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> None:
-        self.config = config
-        self._client = client
-        self._context = context
-
-    async def fetch(self) -> FetchResult:
-        body, source = await read_feed(self.config, client=self._client, context=self._context)
-        return parse_static(body, self.config, self._context, source=source)
+    def parse(self, body: bytes, *, source: str) -> FetchResult:
+        return parse_static(body, self.config, self.context, source=source)
