@@ -17,10 +17,13 @@ import argparse
 import asyncio
 import os
 import random
+import re
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
@@ -245,6 +248,44 @@ async def _bench_http_client(base_url: str, requests: int, concurrency: int) -> 
     print("  (one httpx client process shares the cores with the server: it caps both rates)")
 
 
+_WRK_SCRIPT = """
+wrk.method = "{method}"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = [[{body}]]
+"""
+_WRK_UNITS_MS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def _wrk_latency_ms(output: str, percentile: str) -> float:
+    match = re.search(rf"^\s*{percentile}%\s+([0-9.]+)(us|ms|s)\s*$", output, re.MULTILINE)
+    return float(match[1]) * _WRK_UNITS_MS[match[2]] if match else float("nan")
+
+
+def _bench_http_wrk(base_url: str, duration_s: int, concurrency: int) -> None:
+    """The same comparison with wrk, a C load generator that leaves most of the CPU to the server."""
+    print(f"http (wrk, 1 thread, {concurrency} connections, {duration_s} s per endpoint):")
+    rates = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, method, path, body in (("GET /health", "GET", "/health", b""),
+                                         ("POST /quote", "POST", "/quote", msgspec.json.encode(BENCH_REQUEST))):  # fmt: skip
+            script = Path(folder) / "request.lua"
+            script.write_text(_WRK_SCRIPT.format(method=method, body=body.decode()), encoding="utf-8")
+            command = ["wrk", "-t1", f"-c{concurrency}", f"-d{duration_s}s", "--latency", "-s", str(script)]
+            output = subprocess.run(
+                [*command, base_url + path], capture_output=True, text=True, check=True
+            ).stdout
+            rate_match = re.search(r"Requests/sec:\s+([0-9.]+)", output)
+            errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+            rates[name] = float(rate_match[1]) if rate_match else 0.0
+            print(
+                f"  {name:<12} {rates[name]:8.0f} req/s   p50 {_wrk_latency_ms(output, '50'):6.2f} ms"
+                f"   p99 {_wrk_latency_ms(output, '99'):6.2f} ms   non-2xx {errors[1] if errors else 0}"
+            )
+    print(
+        f"  /quote throughput is {rates['POST /quote'] / rates['GET /health']:.2f} of /health's (target: >= 0.33)"
+    )
+
+
 def bench_http(offer_count: int, requests: int, concurrency: int) -> None:
     port = _free_port()
     print(f"http: uvicorn (1 worker) on 127.0.0.1:{port}, {offer_count} offers, {requests} requests each, "
@@ -255,6 +296,10 @@ def bench_http(offer_count: int, requests: int, concurrency: int) -> None:
     )
     try:
         asyncio.run(_bench_http_client(f"http://127.0.0.1:{port}", requests, concurrency))
+        if shutil.which("wrk"):
+            _bench_http_wrk(f"http://127.0.0.1:{port}", duration_s=10, concurrency=concurrency)
+        else:
+            print("  (install wrk for a load generator that does not compete with the server for the CPU)")
     finally:
         server.terminate()
         server.wait(timeout=10)
