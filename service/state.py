@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+import msgspec
 from litestar.di import NamedDependency
 
 from adapters import DEFAULT_GPU_CATALOG, AdapterContext, GpuCatalog
@@ -15,6 +16,7 @@ from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import VendorConfig
 from service import metrics
 from service.quote.engine import QuoteOptions, build_quote
+from service.quote_cache import QuoteCache
 from service.refresh import RefreshService
 from service.settings import Settings
 from service.snapshot import Snapshot, SnapshotCache
@@ -36,28 +38,39 @@ class AppServices:
     refresher: RefreshService
     vendors: list[VendorConfig]
     catalog: GpuCatalog
+    quote_cache: QuoteCache = field(default_factory=QuoteCache)
 
     @property
     def known_regions(self) -> list[str]:
         return sorted({vendor.region for vendor in self.vendors})
 
     async def quote(self, request: QuoteRequest) -> QuoteResponse:
-        """Quote on the current snapshot: one store round trip (its version), then pure maths."""
+        """Quote on the current snapshot: one store round trip (its version), then pure maths, or the
+        answer this process gave the same question on the same snapshot within the minute."""
         snapshot = await self.snapshots.current()
+        now = datetime.now(UTC)
+        reachable = self.snapshots.store_reachable
+        key = QuoteCache.key(_request_encoder.encode(request), snapshot.version, reachable, now.timestamp())
+        if (cached := self.quote_cache.get(key)) is not None:
+            metrics.QUOTES_SERVED.labels("quoted" if cached.quotes else "nothing_fits").inc()
+            return cached
         options = QuoteOptions(
-            now=datetime.now(UTC),
+            now=now,
             price_max_age_s=self.settings.price_max_age_s,
             catalog=self.catalog,
             cross_node_factor=self.settings.cross_node_factor,
-            store_reachable=self.snapshots.store_reachable,
+            store_reachable=reachable,
         )
         response = build_quote(snapshot, request, options=options)
+        self.quote_cache.put(key, response)
         metrics.QUOTES_SERVED.labels("quoted" if response.quotes else "nothing_fits").inc()
         return response
 
     async def aclose(self) -> None:
         await self.store.aclose()
 
+
+_request_encoder = msgspec.json.Encoder()
 
 # Route handlers declare ``services: Services`` to receive the app's ``AppServices``.
 Services = NamedDependency[AppServices]
