@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from schemas.offer import CardHourPricing, Offer, Pricing
+from adapters.gpus import DEFAULT_GPU_CATALOG
+from schemas.offer import CardHourPricing, Interconnect, Offer, Pricing
 from schemas.vendor import VendorStatus
 
 FETCHED_AT = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
@@ -16,10 +17,11 @@ def make_offer(
     *,
     pricing: Pricing | None = None,
     gpu: str = "rtx4090",
-    memory_gb: int = 24,
     region: str = "jiangsu",
     city: str = "suzhou",
+    interconnect: Interconnect = "pcie",
     fetched_at: datetime = FETCHED_AT,
+    available_cards: int | None = None,
 ) -> Offer:
     return Offer(
         id=f"{vendor}:{sku}",
@@ -28,11 +30,12 @@ def make_offer(
         region=region,
         city=city,
         gpu=gpu,
-        gpu_memory_gb=memory_gb,
-        interconnect="pcie",
+        gpu_memory_gb=DEFAULT_GPU_CATALOG.get(gpu).memory_gb,
+        interconnect=interconnect,
         pricing=pricing or CardHourPricing(cny_per_card_hour=8.0),
         fetched_at=fetched_at,
         source="test",
+        available_cards=available_cards,
     )
 
 

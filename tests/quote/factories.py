@@ -5,17 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from schemas.offer import CardHourPricing, Interconnect, Offer, Pricing
+from adapters.gpus import DEFAULT_GPU_CATALOG
+from schemas.offer import Interconnect, Offer, Pricing
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
 from service.quote.engine import QuoteOptions
 from service.quote.tables import build_offer_tables
 from service.snapshot import Snapshot
+from tests.builders import make_offer
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 FRESH = NOW - timedelta(hours=1)
 MAX_AGE_S = 86_400.0
-GPU_MEMORY_GB = {"rtx4090": 24, "h800": 80, "h100": 80, "a100-80g": 80, "a100-40g": 40, "l20": 48, "h20": 96}
+GPU_MEMORY_GB = {
+    gpu: DEFAULT_GPU_CATALOG.get(gpu).memory_gb
+    for gpu in ("rtx4090", "h800", "h100", "a100-80g", "a100-40g", "l20", "h20")
+}
 
 
 def offer(
@@ -30,18 +35,16 @@ def offer(
     fetched_at: datetime = FRESH,
     available_cards: int | None = None,
 ) -> Offer:
-    return Offer(
-        id=f"{vendor}:{sku}",
-        vendor=vendor,
-        sku=sku,
+    """``tests.builders.make_offer``, fetched an hour before the engine's ``NOW``."""
+    return make_offer(
+        vendor,
+        sku,
+        pricing=pricing,
+        gpu=gpu,
         region=region,
         city=city,
-        gpu=gpu,
-        gpu_memory_gb=GPU_MEMORY_GB[gpu],
         interconnect=interconnect,
-        pricing=pricing or CardHourPricing(cny_per_card_hour=8.0),
         fetched_at=fetched_at,
-        source="test",
         available_cards=available_cards,
     )
 
