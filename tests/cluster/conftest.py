@@ -36,8 +36,9 @@ class LocalCluster:
         """The port of the master that serves ``key`` now."""
         client = redis.Redis(host="127.0.0.1", port=self.ports_alive()[0], socket_timeout=2)
         try:
-            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))
-            for start, end, master, *_replicas in client.execute_command("CLUSTER", "SLOTS"):
+            slot = int(client.execute_command("CLUSTER", "KEYSLOT", key))  # type: ignore[no-untyped-call]
+            slots = client.execute_command("CLUSTER", "SLOTS")  # type: ignore[no-untyped-call]
+            for start, end, master, *_replicas in slots:
                 if start <= slot <= end:
                     return int(master[1])
         finally:
@@ -86,7 +87,7 @@ class LocalCluster:
         while True:
             client = redis.Redis(host="127.0.0.1", port=self.ports_alive()[0], socket_timeout=2)
             try:
-                info = client.execute_command("CLUSTER", "INFO")
+                info = client.execute_command("CLUSTER", "INFO")  # type: ignore[no-untyped-call]
                 text = info.decode() if isinstance(info, bytes) else str(info)
                 if "cluster_state:ok" in text:
                     return

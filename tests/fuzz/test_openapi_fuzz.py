@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import schemathesis
@@ -26,7 +27,7 @@ def live_url() -> Iterator[str]:
 
 @schema.parametrize()
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-def test_every_route_honours_its_spec(case: schemathesis.Case, live_url: str) -> None:
+def test_every_route_honours_its_spec(case: schemathesis.Case[Any], live_url: str) -> None:
     # Schema-valid is not always usable: a GPU, region or vendor name the catalog does not know is a
     # string the schema admits and a 422 the service must give, so "valid data accepted" cannot hold.
     case.call_and_validate(base_url=live_url, excluded_checks=[positive_data_acceptance])
