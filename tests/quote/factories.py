@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from adapters.gpus import DEFAULT_GPU_CATALOG
-from schemas.offer import Interconnect, Offer, Pricing
+from schemas.offer import Offer
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
 from service.quote.engine import QuoteOptions
@@ -23,30 +24,8 @@ GPU_MEMORY_GB = {
 }
 
 
-def offer(
-    vendor: str = "js-test",
-    sku: str = "4090",
-    *,
-    pricing: Pricing | None = None,
-    gpu: str = "rtx4090",
-    region: str = "jiangsu",
-    city: str = "suzhou",
-    interconnect: Interconnect = "pcie",
-    fetched_at: datetime = FRESH,
-    available_cards: int | None = None,
-) -> Offer:
-    """``tests.builders.make_offer``, fetched an hour before the engine's ``NOW``."""
-    return make_offer(
-        vendor,
-        sku,
-        pricing=pricing,
-        gpu=gpu,
-        region=region,
-        city=city,
-        interconnect=interconnect,
-        fetched_at=fetched_at,
-        available_cards=available_cards,
-    )
+# ``tests.builders.make_offer``, fetched an hour before the engine's ``NOW``.
+offer = functools.partial(make_offer, fetched_at=FRESH)
 
 
 def snapshot(offers: Sequence[Offer], *, version: int = 1) -> Snapshot:
