@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -37,11 +37,15 @@ def _canonical_gpus(names: Sequence[str], catalog: GpuCatalog) -> set[str]:
     return canonical
 
 
-def _checked(field: str, values: Sequence[str], known: Sequence[str]) -> set[str]:
-    unknown = sorted(set(values) - set(known))
+def _checked(field: str, values: Sequence[str], known: Callable[[], set[str]]) -> set[str]:
+    """The values asked for, each of which must be known; ``known`` is only worked out when needed."""
+    if not values:
+        return set()
+    valid = sorted(known())
+    unknown = sorted(set(values) - set(valid))
     if unknown:
         raise InvalidRequest(
-            field, f"unknown {field} {', '.join(map(repr, unknown))}; valid: {', '.join(known)}"
+            field, f"unknown {field} {', '.join(map(repr, unknown))}; valid: {', '.join(valid)}"
         )
     return set(values)
 
@@ -57,12 +61,12 @@ def list_offers(
 ) -> OfferPage:
     """One page of the snapshot's offers matching every given filter (each filter is an any-of list)."""
     gpus = _canonical_gpus(query.gpus, catalog)
-    known_vendors = sorted({vendor.id for vendor in vendors} | {offer.vendor for offer in snapshot.offers})
-    known_regions = sorted(
-        {vendor.region for vendor in vendors} | {offer.region for offer in snapshot.offers}
+    regions = _checked(
+        "region", query.regions, lambda: {v.region for v in vendors} | {o.region for o in snapshot.offers}
     )
-    regions = _checked("region", query.regions, known_regions)
-    vendor_ids = _checked("vendor", query.vendors, known_vendors)
+    vendor_ids = _checked(
+        "vendor", query.vendors, lambda: {v.id for v in vendors} | {o.vendor for o in snapshot.offers}
+    )
     kinds = set(query.pricing)
 
     def matches(offer: Offer) -> bool:

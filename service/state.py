@@ -40,10 +40,6 @@ class AppServices:
     catalog: GpuCatalog
     quote_cache: QuoteCache = field(default_factory=QuoteCache)
 
-    @property
-    def known_regions(self) -> list[str]:
-        return sorted({vendor.region for vendor in self.vendors})
-
     async def quote(self, request: QuoteRequest) -> QuoteResponse:
         """Quote on the current snapshot: one store round trip (its version), then pure maths, or the
         answer this process gave the same question on the same snapshot within the minute."""
