@@ -41,6 +41,13 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65_536
     cors_allow_origins: tuple[str, ...] = ()
     log_level: str = "INFO"
+    # Store faults: a total deadline for the per-request version check and /ready, and a pool cap.
+    store_deadline_s: Annotated[float, msgspec.Meta(gt=0, le=5)] = 0.5
+    redis_max_connections: Annotated[int, msgspec.Meta(ge=1)] = 32
+    # Vendor feeds are untrusted: a byte cap per fetched document.
+    feed_max_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 8 * 1024 * 1024
+    # Proxies whose X-Forwarded-For is trusted for the client address (rate limit); none by default.
+    trusted_proxies: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -51,7 +58,7 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
             value = env.get(_PREFIX + field.name.upper())
             if value is None or value == "":
                 continue
-            if field.name in {"admin_api_keys", "cors_allow_origins"}:
+            if field.name in {"admin_api_keys", "cors_allow_origins", "trusted_proxies"}:
                 raw[field.name] = [item.strip() for item in value.split(",") if item.strip()]
             else:
                 raw[field.name] = value
