@@ -31,6 +31,12 @@ from pathlib import Path
 
 import httpx
 import msgspec
+import uvicorn
+
+from service.app import create_app
+from service.services import build_services
+from service.settings import Settings
+from service.store.memory import MemoryPriceStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -45,9 +51,9 @@ from schemas.offer import (
 )
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
-from service.quote.engine import QuoteOptions, build_quote
-from service.quote.tables import build_offer_tables
-from service.snapshot import Snapshot
+from service.quote import Snapshot
+from service.quote._engine import QuoteOptions, build_quote
+from service.quote._tables import build_offer_tables
 
 NOW = datetime.now(UTC)
 # (gpu id, memory GB, typical ¥ per card-hour)
@@ -173,12 +179,6 @@ def bench_engine(offer_count: int, runs: int) -> None:
 
 def serve(port: int, offer_count: int) -> None:
     """Run the app on ``port`` with its embedded store filled with the synthetic catalog (subprocess)."""
-    import uvicorn
-
-    from service.app import create_app
-    from service.settings import Settings
-    from service.state import build_services
-    from service.store.memory import MemoryPriceStore
 
     store = MemoryPriceStore()
 

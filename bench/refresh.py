@@ -33,6 +33,8 @@ from pathlib import Path
 
 import polars as pl
 
+from service.store.redis import RedisPriceStore, connect_redis
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.base import AdapterContext, FetchResult
@@ -166,7 +168,6 @@ def bench(sheet: bytes, rows: int, runs: int, encoding: str, redis_url: str | No
 
 
 def _bench_redis(sheet: bytes, rows: int, runs: int, redis_url: str, baseline_s: float) -> None:
-    from service.store.redis import RedisPriceStore, connect_redis
 
     namespace = f"gpuquote-bench-{uuid.uuid4().hex[:12]}"
 
@@ -186,7 +187,6 @@ def _bench_redis(sheet: bytes, rows: int, runs: int, redis_url: str, baseline_s:
 
 
 async def _delete_namespace(redis_url: str, namespace: str) -> None:
-    from service.store.redis import connect_redis
 
     client = connect_redis(redis_url)
     try:

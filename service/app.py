@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import logging
-import random
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from typing import cast
 
 from litestar import Litestar
@@ -22,7 +19,7 @@ from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
 from redis.asyncio import Redis
 
-from service.errors import RefreshBusy
+from service import VERSION
 from service.http.admin import AdminController
 from service.http.catalog import CatalogController
 from service.http.explorer import explorer_router
@@ -32,46 +29,11 @@ from service.http.metrics import MetricsController
 from service.http.problems import problem_details_config
 from service.http.quote import QuoteController
 from service.logs import RequestIdMiddleware
+from service.services import AppServices, build_services
 from service.settings import Settings
-from service.state import AppServices, build_services
-from service.store.base import StoreUnavailable
 from service.store.redis import RedisClient, connect_redis
 
-__all__ = ["API_VERSION", "create_app"]
-
-API_VERSION = "0.1.0"
-logger = logging.getLogger("gpuquote.app")
-_STARTUP_LOCK_WAIT_S = 30.0
-
-
-async def load_if_empty(services: AppServices) -> None:
-    """Fill an empty store from the configured vendors (the bundled reference catalog by default)."""
-    try:
-        if await services.store.version() > 0:
-            return
-        report = await services.refresher.refresh(wait_s=_STARTUP_LOCK_WAIT_S)
-    except RefreshBusy:
-        logger.info("another process is loading the store; serving what it writes")
-        return
-    except StoreUnavailable as error:
-        logger.warning("price store unreachable at startup: %s", error)
-        return
-    failed = [outcome.vendor for outcome in report.vendors if not outcome.ok]
-    if failed:
-        logger.warning("initial load: vendors failed: %s", ", ".join(failed))
-
-
-async def refresh_periodically(services: AppServices, interval_s: float) -> None:
-    """Refresh every ``interval_s``, ±20 % jitter so replicas do not line up; a held lock is fine."""
-    while True:
-        await asyncio.sleep(interval_s * random.uniform(0.8, 1.2))  # noqa: S311 - jitter only
-        try:
-            report = await services.refresher.refresh()
-            logger.info("periodic refresh: %d vendors, ok=%s", len(report.vendors), report.ok)
-        except RefreshBusy:
-            logger.info("periodic refresh skipped: another refresher holds the lock")
-        except StoreUnavailable as error:
-            logger.warning("periodic refresh failed: %s", error)
+__all__ = ["create_app"]
 
 
 def _services(state: State) -> AppServices:
@@ -106,20 +68,10 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        await load_if_empty(app_services)
-        refresher_task: asyncio.Task[None] | None = None
-        if resolved_settings.refresh_interval_s > 0:
-            refresher_task = asyncio.create_task(
-                refresh_periodically(app_services, resolved_settings.refresh_interval_s)
-            )
         try:
-            yield
+            async with app_services.running():
+                yield
         finally:
-            if refresher_task is not None:
-                refresher_task.cancel()
-                with suppress(asyncio.CancelledError):
-                    await refresher_task
-            await app_services.aclose()
             if rate_limit_client is not None:
                 await rate_limit_client.aclose()
 
@@ -142,7 +94,7 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
         request_max_body_size=resolved_settings.max_body_bytes,
         openapi_config=OpenAPIConfig(
             title="gpuquote",
-            version=API_VERSION,
+            version=VERSION,
             description="GPU-rental prices from vendors in Shenzhen and Jiangsu, normalized, and ranked "
             "total-cost quotes for a job: which vendor, GPU, card count and billing model, what it costs "
             "and how long it takes.",

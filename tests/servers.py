@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import IN_CI, free_port, wait_for_redis
+from tests.net import IN_CI, free_port, wait_for_redis
 
 GPUQUOTE = str(Path(sys.executable).with_name("gpuquote"))
 

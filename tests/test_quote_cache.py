@@ -6,9 +6,9 @@ from litestar.testing import AsyncTestClient
 
 from schemas.quote import QuoteRequest, Workload
 from service.app import create_app
-from service.quote_cache import QuoteCache
+from service.services import build_services
+from service.services.quote_cache import QuoteCache
 from service.settings import Settings
-from service.state import build_services
 
 ARTICLE = QuoteRequest(workload=Workload(gpu_hours=48), gpus=["rtx4090"], card_counts=[1, 4])
 

@@ -11,7 +11,7 @@ from litestar.params import HeaderParameter, QueryParameter
 from schemas.api import RefreshReport
 from service.errors import Forbidden, Unauthorized
 from service.http.problems import problem_responses
-from service.state import Services
+from service.services import Services
 
 __all__ = ["AdminController", "check_admin_key"]
 

@@ -10,9 +10,9 @@ from litestar.params import FromPath, QueryParameter
 
 from schemas.api import GpuList, OfferHistory, OfferPage, VendorList
 from schemas.offer import Offer, PricingKind
-from service.catalog import OfferFilter, find_offer, list_offers, vendor_freshness
 from service.http.problems import problem_responses
-from service.state import Services
+from service.services import Services
+from service.services.offers import OfferFilter, find_offer, list_offers, vendor_freshness
 
 __all__ = ["CatalogController"]
 

@@ -14,7 +14,7 @@ from litestar.openapi import ResponseSpec
 
 from schemas.api import Health, Readiness
 from service.errors import StoreUnreachable
-from service.state import Services
+from service.services import Services
 from service.store.base import StoreUnavailable
 
 __all__ = ["HealthController"]

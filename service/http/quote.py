@@ -15,7 +15,7 @@ from litestar.params import JSONBody
 
 from schemas.quote import QuoteRequest, QuoteResponse
 from service.http.problems import problem_responses
-from service.state import Services
+from service.services import Services
 
 __all__ = ["QuoteController"]
 

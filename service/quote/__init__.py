@@ -1,1 +1,13 @@
-"""The quote engine: pure functions from a price snapshot and a request to ranked, costed quotes."""
+"""The quote engine: pure functions from a price snapshot and a request to ranked, costed quotes.
+
+The front door is ``build_quote(snapshot, request, options=QuoteOptions(...)) -> QuoteResponse``; the
+``Snapshot`` it consumes is built once per store version (``Snapshot.build``). Everything else in this
+package is a private helper module. No I/O, no clock, no environment.
+"""
+
+from service.quote._engine import QuoteOptions, build_quote
+from service.quote._money import format_cny
+from service.quote._snapshot import Snapshot
+from service.quote._texts import hours_text
+
+__all__ = ["QuoteOptions", "Snapshot", "build_quote", "format_cny", "hours_text"]

@@ -6,8 +6,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
+from service.services import build_services
 from service.settings import Settings
-from service.state import build_services
 from service.store.base import PriceStore
 
 ADMIN_KEY = "test-admin-key-0123456789"

@@ -11,8 +11,8 @@ from litestar.testing import AsyncTestClient
 
 from service.app import create_app
 from service.logs import JsonFormatter, request_id_var
+from service.services import build_services
 from service.settings import Settings
-from service.state import build_services
 from service.store.base import PriceStore
 from service.store.redis import RedisPriceStore
 

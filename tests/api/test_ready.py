@@ -7,8 +7,8 @@ import socket
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
+from service.services import build_services
 from service.settings import Settings
-from service.state import build_services
 from service.store.redis import RedisPriceStore, connect_redis
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.conftest import IN_CI, wait_for_redis
+from tests.net import IN_CI, wait_for_redis
 
 NODE_TIMEOUT_MS = 1500
 

@@ -9,8 +9,8 @@ from typing import Any
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
+from service.services import build_services
 from service.settings import Settings
-from service.state import build_services
 from tests.cluster.conftest import LocalCluster
 
 ADMIN_KEY = "cluster-admin-key"

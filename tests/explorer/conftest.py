@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.conftest import IN_CI
+from tests.net import IN_CI
 from tests.servers import gpuquote_server
 
 CHROMIUM = Path("/usr/bin/chromium")

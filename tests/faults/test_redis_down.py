@@ -3,15 +3,18 @@ says degraded (not 503), writes fail cleanly, and a restarted, empty Redis is re
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
 from collections.abc import Iterator
 
 import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
+from service.services import build_services
 from service.settings import Settings
-from service.state import build_services
-from tests.servers import PrivateRedis
+from tests.servers import GPUQUOTE, PrivateRedis
 
 ADMIN = {"X-API-Key": "fault-admin-key"}
 ARTICLE_QUOTE = {
@@ -75,11 +78,6 @@ async def test_service_rides_out_a_redis_outage(private_redis: PrivateRedis) -> 
 
 
 async def test_refresh_command_fails_cleanly_when_redis_is_down(private_redis: PrivateRedis) -> None:
-    import asyncio
-    import os
-    import subprocess
-
-    from tests.servers import GPUQUOTE
 
     private_redis.stop()
     result = await asyncio.to_thread(

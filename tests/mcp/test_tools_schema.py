@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from schemas.quote import QuoteRequest
 from service.cli import openapi_document
-from service.tools_schema import FIELD_NOTES, tool_schema, tools_document
+from service.tools.schema import FIELD_NOTES, tool_schema, tools_document
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "tools.json"
 

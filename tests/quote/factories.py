@@ -10,9 +10,9 @@ from adapters.gpus import DEFAULT_GPU_CATALOG
 from schemas.offer import Offer
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
-from service.quote.engine import QuoteOptions
-from service.quote.tables import build_offer_tables
-from service.snapshot import Snapshot
+from service.quote import Snapshot
+from service.quote._engine import QuoteOptions
+from service.quote._tables import build_offer_tables
 from tests.builders import make_offer
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, TermPricing
-from service.quote.billing import bill, billed_hours, billing_terms
+from service.quote._billing import bill, billed_hours, billing_terms
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from schemas.offer import CardHourPricing
-from service.quote.cli import add_quote_parser, build_request, format_table
-from service.quote.engine import build_quote
+from service.cli.quote import add_quote_parser, build_request, format_table
+from service.quote._engine import build_quote
 from tests.quote.factories import offer, options, request, snapshot
 
 

@@ -11,8 +11,8 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
+from service.services import build_services
 from service.settings import Settings
-from service.state import build_services
 from service.store.memory import MemoryPriceStore
 
 Client = AsyncTestClient[Any]

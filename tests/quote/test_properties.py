@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, Pricing, TermPricing
 from schemas.quote import QuoteRequest
-from service.quote.billing import bill
-from service.quote.engine import build_quote
-from service.quote.evaluate import evaluate
-from service.quote.memory import DEFAULT_BYTES_PER_PARAM
-from service.quote.resolve import resolve_request
-from service.quote.scaling import speedup_range
-from service.quote.tables import build_offer_tables
+from service.quote._billing import bill
+from service.quote._engine import build_quote
+from service.quote._evaluate import evaluate
+from service.quote._memory import DEFAULT_BYTES_PER_PARAM
+from service.quote._resolve import resolve_request
+from service.quote._scaling import speedup_range
+from service.quote._tables import build_offer_tables
 from tests.quote.factories import GPU_MEMORY_GB, MAX_AGE_S, NOW, offer, options, request, snapshot
 from tests.quote.strategies import card_counts, catalogs, pricings, requests
 

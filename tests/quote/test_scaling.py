@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.errors import InvalidRequest
-from service.quote.scaling import PROFILES, ScalingCurve, curve_from_override, speedup_range, speedup_table
+from service.quote._scaling import PROFILES, ScalingCurve, curve_from_override, speedup_range, speedup_table
 
 
 @pytest.mark.parametrize(

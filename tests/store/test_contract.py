@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from schemas.offer import BundlePricing, CardHourPricing
@@ -85,7 +87,6 @@ async def test_refresh_lock_admits_one_holder(store: PriceStore) -> None:
 
 
 async def test_expired_lock_can_be_taken(store: PriceStore) -> None:
-    import asyncio
 
     assert await store.try_lock("crashed", ttl_s=0.05)
     await asyncio.sleep(0.1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from schemas.quote import Lang
-from service.quote.money import cents
+from service.quote._money import cents
 
 __all__ = ["hours_text", "number_text", "text"]
 

@@ -24,15 +24,15 @@ import numpy.typing as npt
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import QuoteRequest, QuoteResponse, SnapshotInfo, Task
-from service.quote.evaluate import Evaluation, evaluate
-from service.quote.memory import DEFAULT_BYTES_PER_PARAM
-from service.quote.quotes import QuoteContext, build_quote_struct
-from service.quote.ranking import CandidateKeys, pick, top
-from service.quote.resolve import ResolvedRequest, resolve_request
-from service.quote.scaling import DEFAULT_CROSS_NODE_FACTOR
-from service.quote.summary import empty_summary, quote_summary
-from service.quote.texts import number_text, text
-from service.snapshot import Snapshot
+from service.quote._evaluate import Evaluation, evaluate
+from service.quote._memory import DEFAULT_BYTES_PER_PARAM
+from service.quote._quotes import QuoteContext, build_quote_struct
+from service.quote._ranking import CandidateKeys, pick, top
+from service.quote._resolve import ResolvedRequest, resolve_request
+from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
+from service.quote._snapshot import Snapshot
+from service.quote._summary import empty_summary, quote_summary
+from service.quote._texts import number_text, text
 
 __all__ = ["QuoteOptions", "build_quote"]
 

@@ -1,8 +1,17 @@
-"""The service's long-lived parts, built once per app (or CLI run) from ``Settings``."""
+"""The service's long-lived parts, built once per app, CLI run or MCP server from ``Settings``.
+
+``AppServices`` is what the HTTP routes, the CLI and the MCP tools share: the store, the snapshot cache,
+the refresher, the quote path, and the start-up load and periodic refresh every front end runs.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
@@ -15,18 +24,22 @@ from adapters.vendors_file import load_vendors_file
 from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import VendorConfig
 from service import metrics
-from service.quote.engine import QuoteOptions, build_quote
-from service.quote_cache import QuoteCache
+from service.errors import RefreshBusy
+from service.quote import QuoteOptions, Snapshot, build_quote
 from service.refresh import RefreshService
+from service.services.quote_cache import QuoteCache
+from service.services.snapshots import SnapshotCache
 from service.settings import Settings
-from service.snapshot import Snapshot, SnapshotCache
-from service.store.base import PriceStore
+from service.store.base import PriceStore, StoreUnavailable
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
 
 __all__ = ["AppServices", "Services", "StoreKind", "build_services"]
 
 StoreKind = Literal["memory", "redis", "redis-cluster"]
+
+logger = logging.getLogger("gpuquote.services")
+_STARTUP_LOCK_WAIT_S = 30.0
 
 
 @dataclass
@@ -61,6 +74,50 @@ class AppServices:
         self.quote_cache.put(key, response)
         metrics.QUOTES_SERVED.labels("quoted" if response.quotes else "nothing_fits").inc()
         return response
+
+    async def load_if_empty(self) -> None:
+        """Fill an empty store from the configured vendors (the bundled reference catalog by default)."""
+        try:
+            if await self.store.version() > 0:
+                return
+            report = await self.refresher.refresh(wait_s=_STARTUP_LOCK_WAIT_S)
+        except RefreshBusy:
+            logger.info("another process is loading the store; serving what it writes")
+            return
+        except StoreUnavailable as error:
+            logger.warning("price store unreachable at startup: %s", error)
+            return
+        failed = [outcome.vendor for outcome in report.vendors if not outcome.ok]
+        if failed:
+            logger.warning("initial load: vendors failed: %s", ", ".join(failed))
+
+    async def refresh_periodically(self, interval_s: float) -> None:
+        """Refresh every ``interval_s``, ±20 % jitter so replicas do not line up; a held lock is fine."""
+        while True:
+            await asyncio.sleep(interval_s * random.uniform(0.8, 1.2))  # noqa: S311 - jitter only
+            try:
+                report = await self.refresher.refresh()
+                logger.info("periodic refresh: %d vendors, ok=%s", len(report.vendors), report.ok)
+            except RefreshBusy:
+                logger.info("periodic refresh skipped: another refresher holds the lock")
+            except StoreUnavailable as error:
+                logger.warning("periodic refresh failed: %s", error)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[AppServices]:
+        """Load an empty store, run the periodic refresher when configured, and close everything after."""
+        await self.load_if_empty()
+        refresher: asyncio.Task[None] | None = None
+        if self.settings.refresh_interval_s > 0:
+            refresher = asyncio.create_task(self.refresh_periodically(self.settings.refresh_interval_s))
+        try:
+            yield self
+        finally:
+            if refresher is not None:
+                refresher.cancel()
+                with suppress(asyncio.CancelledError):
+                    await refresher
+            await self.aclose()
 
     async def aclose(self) -> None:
         await self.store.aclose()

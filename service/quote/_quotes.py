@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from adapters.gpus import GpuCatalog
 from schemas.offer import CardHourPricing, NodeHourPricing, Offer, TermPricing, pricing_kind
 from schemas.quote import Lang, Quote, Range
-from service.quote.billing import PERIOD_HOURS, Bill, BillingTerms, bill, billed_hours
-from service.quote.breakdown import line_items
-from service.quote.evaluate import Evaluation
-from service.quote.money import format_cny, round_cny, round_hours
-from service.quote.resolve import ResolvedRequest
-from service.quote.tables import NO_OFFER, OfferTables
-from service.quote.texts import hours_text, number_text, text
+from service.quote._billing import PERIOD_HOURS, Bill, BillingTerms, bill, billed_hours
+from service.quote._breakdown import line_items
+from service.quote._evaluate import Evaluation
+from service.quote._money import format_cny, round_cny, round_hours
+from service.quote._resolve import ResolvedRequest
+from service.quote._tables import NO_OFFER, OfferTables
+from service.quote._texts import hours_text, number_text, text
 
 __all__ = ["QuoteContext", "build_quote_struct", "quote_id"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from schemas.quote import Excluded, Lang, Quote, Range
-from service.quote.billing import PERIOD_HOURS
-from service.quote.money import format_cny
-from service.quote.texts import hours_text, number_text
+from service.quote._billing import PERIOD_HOURS
+from service.quote._money import format_cny
+from service.quote._texts import hours_text, number_text
 
 __all__ = ["empty_summary", "quote_summary"]
 

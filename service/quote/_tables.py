@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.offer import CardHourPricing, Offer, pricing_kind
-from service.quote.billing import KIND_CODES, BillingTerms, billing_terms
+from service.quote._billing import KIND_CODES, BillingTerms, billing_terms
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 

@@ -25,12 +25,12 @@ import numpy.typing as npt
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded
-from service.quote.billing import KIND_CODES, billed_hours_array
-from service.quote.memory import min_cards_array
-from service.quote.money import cents_array
-from service.quote.resolve import ResolvedRequest
-from service.quote.scaling import speedup_table
-from service.quote.tables import OfferTables
+from service.quote._billing import KIND_CODES, billed_hours_array
+from service.quote._memory import min_cards_array
+from service.quote._money import cents_array
+from service.quote._resolve import ResolvedRequest
+from service.quote._scaling import speedup_table
+from service.quote._tables import OfferTables
 
 __all__ = ["Evaluation", "evaluate"]
 

@@ -13,7 +13,7 @@ from schemas.api import OfferPage, VendorList
 from schemas.offer import Offer, PricingKind, pricing_kind
 from schemas.vendor import VendorConfig, VendorStatus
 from service.errors import InvalidRequest, NotFound
-from service.snapshot import Snapshot
+from service.quote import Snapshot
 
 __all__ = ["OfferFilter", "find_offer", "list_offers", "vendor_freshness"]
 

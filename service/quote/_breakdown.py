@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
 from schemas.quote import Lang, LineItem
-from service.quote.billing import Bill
-from service.quote.money import cents, format_cny, round_cny
-from service.quote.texts import hours_text, number_text, text
+from service.quote._billing import Bill
+from service.quote._money import cents, format_cny, round_cny
+from service.quote._texts import hours_text, number_text, text
 
 __all__ = ["line_items"]
 

@@ -1,4 +1,4 @@
-"""The in-process snapshot: decoded offers plus prepared quote tables, rebuilt only when the store moved.
+"""The in-process snapshot cache: the engine's input rebuilt only when the store's version moved.
 
 Each request costs one ``GET version`` round trip; the catalog is decoded and the tables are prepared once
 per version. When the store cannot be reached, the last snapshot keeps serving and ``store_reachable`` says
@@ -8,45 +8,14 @@ so, so quoting carries on from known prices while the store is down.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import UTC, datetime
 
-from schemas.offer import Offer
-from schemas.vendor import VendorStatus
 from service.errors import StoreUnreachable
-from service.quote.tables import OfferTables, build_offer_tables
-from service.store.base import PriceStore, StoreContents, StoreUnavailable
+from service.quote import Snapshot
+from service.store.base import PriceStore, StoreUnavailable
 
-__all__ = ["Snapshot", "SnapshotCache"]
-
-
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    version: int
-    offers: tuple[Offer, ...]
-    offers_by_id: Mapping[str, Offer]
-    statuses: Mapping[str, VendorStatus]
-    tables: OfferTables
-    built_at: datetime
-    oldest_fetched_at: datetime | None
-
-    @classmethod
-    def build(cls, contents: StoreContents, *, built_at: datetime) -> Snapshot:
-        offers = tuple(
-            offer
-            for vendor in sorted(contents.offers_by_vendor)
-            for offer in contents.offers_by_vendor[vendor]
-        )
-        return cls(
-            version=contents.version,
-            offers=offers,
-            offers_by_id={offer.id: offer for offer in offers},
-            statuses=dict(contents.statuses),
-            tables=build_offer_tables(offers),
-            built_at=built_at,
-            oldest_fetched_at=min((offer.fetched_at for offer in offers), default=None),
-        )
+__all__ = ["SnapshotCache"]
 
 
 def _utc_now() -> datetime:

@@ -14,9 +14,9 @@ from adapters.gpus import GpuCatalog, UnknownGpuName
 from schemas.offer import PricingKind
 from schemas.quote import QuoteRequest, Task
 from service.errors import InvalidRequest
-from service.quote.memory import memory_needed_gb
-from service.quote.scaling import ScalingCurve, curve_from_override
-from service.quote.tables import OfferTables
+from service.quote._memory import memory_needed_gb
+from service.quote._scaling import ScalingCurve, curve_from_override
+from service.quote._tables import OfferTables
 
 __all__ = ["KNOWN_REGIONS", "ResolvedRequest", "resolve_gpu", "resolve_request"]
 

@@ -4,7 +4,7 @@ Tools: ``quote`` (``POST /quote``), ``list_offers`` (``GET /offers``) and ``vend
 (``GET /vendors``). They run the same functions over the same store as the HTTP routes, configured by the
 same ``GPUQUOTE_*`` environment (``GPUQUOTE_REDIS_URL`` shares the service's prices; unset, the bundled
 reference catalog is loaded). Descriptions come from the routes' OpenAPI operations and input schemas from
-the Structs the routes decode (``service.tools_schema``).
+the Structs the routes decode (``service.tools.schema``).
 
 Arguments are decoded with msgspec exactly as the HTTP body is. A mistake the caller can fix (a field out
 of range, an unknown GPU) is a tool result with ``isError`` naming the field, so the model can correct its
@@ -13,10 +13,9 @@ call; an unknown tool name is a protocol error. stdout carries the protocol: log
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -29,12 +28,13 @@ from mcp.shared.exceptions import MCPError
 
 from schemas.api import OfferPage, VendorList
 from schemas.quote import QuoteRequest, QuoteResponse
-from service.catalog import OfferFilter, list_offers, vendor_freshness
+from service import VERSION
 from service.errors import GpuquoteError, InvalidRequest
+from service.services import AppServices, build_services
+from service.services.offers import OfferFilter, list_offers, vendor_freshness
 from service.settings import Settings
-from service.state import AppServices, build_services
 from service.store.base import StoreUnavailable
-from service.tools_schema import ListOffersArgs, VendorStatusArgs, operation_description, tool_schema
+from service.tools.schema import ListOffersArgs, VendorStatusArgs, operation_description, tool_schema
 
 __all__ = ["TOOLS", "build_server", "run_stdio"]
 
@@ -147,25 +147,12 @@ async def call_tool(
 
 def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServices]:
     """The MCP server; ``spec`` is the OpenAPI document whose operations describe the tools."""
-    from service.app import load_if_empty, refresh_periodically
-
     tools = tool_definitions(spec)
 
     @asynccontextmanager
     async def lifespan(_: Server[AppServices]) -> AsyncIterator[AppServices]:
-        services = build_services(settings)
-        refresher: asyncio.Task[None] | None = None
-        try:
-            await load_if_empty(services)
-            if settings.refresh_interval_s > 0:
-                refresher = asyncio.create_task(refresh_periodically(services, settings.refresh_interval_s))
+        async with build_services(settings).running() as services:
             yield services
-        finally:
-            if refresher is not None:
-                refresher.cancel()
-                with suppress(asyncio.CancelledError):
-                    await refresher
-            await services.aclose()
 
     async def on_list_tools(
         ctx: ServerRequestContext[AppServices], params: types.PaginatedRequestParams | None
@@ -179,18 +166,12 @@ def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServi
 
     return Server(
         "gpuquote",
-        version=_version(),
+        version=VERSION,
         instructions=_INSTRUCTIONS,
         lifespan=lifespan,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
-
-
-def _version() -> str:
-    from service.app import API_VERSION
-
-    return API_VERSION
 
 
 async def run_stdio(settings: Settings, spec: Mapping[str, Any]) -> None:

@@ -24,7 +24,7 @@ from schemas.api import RefreshReport, VendorRefresh
 from schemas.offer import Offer
 from schemas.vendor import VendorConfig, VendorStatus
 from service.errors import InvalidRequest, RefreshBusy
-from service.quarantine import screen_prices
+from service.refresh.quarantine import screen_prices
 from service.store.base import PriceStore, StoreUnavailable
 
 __all__ = ["RefreshService"]

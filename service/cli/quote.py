@@ -4,8 +4,7 @@
 
 ``--gpu`` filters the offers and, when exactly one is given, is also the GPU the hours were measured on
 (``--reference-gpu`` overrides). The request goes through the same schema as ``POST /quote``, so a bad
-argument is reported with the field it maps to. This module is the package's one I/O edge; the engine
-modules stay pure.
+argument is reported with the field it maps to.
 """
 
 from __future__ import annotations
@@ -18,8 +17,9 @@ from typing import Any
 import msgspec
 
 from schemas.quote import QuoteRequest, QuoteResponse
-from service.quote.money import format_cny
-from service.quote.texts import hours_text
+from service.quote import format_cny, hours_text
+from service.services import build_services
+from service.settings import Settings
 
 __all__ = ["add_quote_parser", "build_request", "format_table", "run_quote_command"]
 
@@ -100,17 +100,8 @@ def format_table(response: QuoteResponse) -> str:
 
 
 async def _quote(args: argparse.Namespace, request: QuoteRequest) -> QuoteResponse:
-    from service.app import load_if_empty
-    from service.settings import Settings
-    from service.state import build_services
-
-    settings = Settings.from_env()
-    services = build_services(settings)
-    try:
-        await load_if_empty(services)
+    async with build_services(Settings.from_env()).running() as services:
         return await services.quote(request)
-    finally:
-        await services.aclose()
 
 
 def run_quote_command(args: argparse.Namespace) -> int:

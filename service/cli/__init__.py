@@ -10,13 +10,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import uvicorn
+
 from schemas.api import RefreshReport, VendorRefresh
+from service.app import create_app
+from service.cli.quote import add_quote_parser, run_quote_command
 from service.errors import GpuquoteError, RefreshBusy
 from service.logs import configure_logging, uvicorn_log_config
-from service.quote.cli import add_quote_parser, run_quote_command
+from service.services import build_services
 from service.settings import Settings, SettingsError
-from service.state import build_services
 from service.store.base import StoreUnavailable
+from service.tools.mcp import run_stdio
+from service.tools.schema import tools_document
 
 __all__ = ["main"]
 
@@ -26,15 +31,11 @@ DEFAULT_TOOLS_PATH = Path("openapi/tools.json")
 
 def openapi_document() -> str:
     """The app's OpenAPI document as stable, sorted JSON (what ``openapi/openapi.json`` must equal)."""
-    from service.app import create_app
-
     schema = create_app(Settings()).openapi_schema.to_schema()
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     settings = Settings.from_env()  # fail here, with the variable named, rather than inside a worker
     uvicorn.run(
         "service.app:create_app",
@@ -97,8 +98,6 @@ def _openapi(args: argparse.Namespace) -> int:
     document = openapi_document()
     args.output.write_text(document, encoding="utf-8")
     print(f"wrote {args.output}")
-    from service.tools_schema import tools_document
-
     args.tools_output.parent.mkdir(parents=True, exist_ok=True)
     args.tools_output.write_text(tools_document(json.loads(document)), encoding="utf-8")
     print(f"wrote {args.tools_output}")
@@ -106,8 +105,6 @@ def _openapi(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
-    from service.mcp_server import run_stdio
-
     asyncio.run(run_stdio(Settings.from_env(), json.loads(openapi_document())))
     return 0
 
