@@ -18,12 +18,6 @@ from service.quote._texts import hours_text, number_text, text
 
 __all__ = ["line_items"]
 
-_PERIOD_NAMES: dict[Lang, dict[str, str]] = {
-    "en": {"day": "day", "week": "week", "month": "month"},
-    "zh": {"day": "日", "week": "周", "month": "月"},
-}
-
-
 def _compute_rest(total_cny: float, others: list[LineItem]) -> float:
     """The compute amount that makes the rounded items add up to the rounded total."""
     return (cents(total_cny) - sum(cents(item.amount_cny) for item in others)) / 100
@@ -120,7 +114,7 @@ def _term(pricing: TermPricing, bill: Bill, period_hours: float, lang: Lang) -> 
         "item_term",
         lang,
         units=bill.units,
-        period=_PERIOD_NAMES[lang][pricing.period],
+        period=text(f"period_{pricing.period}", lang),
         unit_cards=pricing.cards,
         price=format_cny(pricing.cny_per_period),
         periods=number_text(bill.billed_hours / period_hours),

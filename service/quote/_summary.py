@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from schemas.quote import Excluded, Lang, Quote, Range
 from service.quote._billing import PERIOD_HOURS
 from service.quote._money import format_cny
-from service.quote._texts import hours_text, number_text
+from service.quote._texts import hours_text, number_text, text
 
 __all__ = ["empty_summary", "quote_summary"]
 
@@ -23,10 +23,6 @@ _PRICING_NAMES: dict[Lang, dict[str, str]] = {
            "bundle": "a multi-card bundle", "term": "a prepaid package"},
     "zh": {"card_hour": "按卡时计费", "node_hour": "按节点时计费", "bundle": "多卡打包", "term": "包期套餐"},
 }  # fmt: skip
-_PERIOD_NAMES: dict[Lang, dict[str, str]] = {
-    "en": {"day": "day", "week": "week", "month": "month"},
-    "zh": {"day": "日", "week": "周", "month": "月"},
-}
 _REASONS: dict[Lang, dict[str, str]] = {
     "en": {"memory": "memory", "capacity": "capacity", "deadline": "the deadline", "budget": "the budget",
            "stale": "stale prices", "filters": "the filters"},
@@ -146,7 +142,7 @@ def _break_even(quotes: Sequence[Quote], names: Mapping[str, str], lang: Lang) -
         period = quote.term_period
         if period is None or quote.break_even_hours is None or quote.break_even_hours >= PERIOD_HOURS[period]:
             continue
-        name, hours = _PERIOD_NAMES[lang][period], number_text(quote.break_even_hours)
+        name, hours = text(f"period_{period}", lang), number_text(quote.break_even_hours)
         vendor = names.get(quote.vendor) or quote.vendor
         if lang == "zh":
             return f"{vendor} 的 {quote.gpu} 包{name}套餐在每{name}使用超过 {hours} 小时后比按时计费便宜。"

@@ -14,6 +14,10 @@ from service.quote._money import cents
 __all__ = ["hours_text", "number_text", "text"]
 
 _TEMPLATES: dict[str, dict[Lang, str]] = {
+    # Names.
+    "period_day": {"en": "day", "zh": "日"},
+    "period_week": {"en": "week", "zh": "周"},
+    "period_month": {"en": "month", "zh": "月"},
     # Line items.
     "item_card_hour": {
         "en": "{cards} × {gpu} at {price}/card-hour × {hours} h",
