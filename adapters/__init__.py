@@ -6,7 +6,17 @@ from collections.abc import Callable
 
 import httpx
 
-from adapters.base import Adapter, AdapterContext, FetchResult, RejectedRow, VendorFetchError
+from adapters._urls import redact_url
+from adapters.base import (
+    DEFAULT_MAX_FEED_BYTES,
+    FETCH_ERROR_CATEGORIES,
+    Adapter,
+    AdapterContext,
+    FetchErrorCategory,
+    FetchResult,
+    RejectedRow,
+    VendorFetchError,
+)
 from adapters.card_hour_json import CardHourJsonAdapter
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
 from adapters.node_hour_html import NodeHourHtmlAdapter
@@ -18,14 +28,18 @@ from schemas.vendor import FeedFormat, VendorConfig
 __all__ = [
     "ADAPTERS",
     "DEFAULT_GPU_CATALOG",
+    "DEFAULT_MAX_FEED_BYTES",
+    "FETCH_ERROR_CATEGORIES",
     "Adapter",
     "AdapterContext",
+    "FetchErrorCategory",
     "FetchResult",
     "GpuCatalog",
     "RejectedRow",
     "UnknownGpuName",
     "VendorFetchError",
     "build_adapter",
+    "redact_url",
 ]
 
 AdapterFactory = Callable[..., Adapter]
@@ -44,5 +58,6 @@ def build_adapter(config: VendorConfig, *, client: httpx.AsyncClient, context: A
     try:
         factory = ADAPTERS[config.format]
     except KeyError:
-        raise VendorFetchError(config.id, f"feed format {config.format!r} has no adapter") from None
+        message = f"feed format {config.format!r} has no adapter"
+        raise VendorFetchError(config.id, message, category="config") from None
     return factory(config, client=client, context=context)

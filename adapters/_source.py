@@ -1,31 +1,32 @@
-"""Vendor I/O, handled one way: a file beside the vendors file, or an HTTP GET with bounded retries.
+"""Reading a vendor feed: a file beside the vendors file, or HTTP (``adapters._http``), page by page.
 
-Retried: connect errors, timeouts, truncated bodies, 5xx, and 429 (honouring ``Retry-After``, capped).
-Not retried: other 4xx. Each attempt has the vendor's ``timeout_s`` as a deadline for the whole response,
-so a server that trickles bytes cannot hold a refresh forever. Everything that fails ends as one
-``VendorFetchError(vendor=...)`` whose message says what happened and where.
+Everything that fails ends as one ``VendorFetchError(vendor=...)`` whose message says what happened and
+where, without quoting the feed: a URL is shown redacted, a later page by its number, a decode error by
+its kind and position.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import TypeVar
-from urllib.parse import urljoin
 
 import httpx
+import msgspec
 
+from adapters._http import get_bytes
+from adapters._urls import redact_url, same_origin
 from adapters.base import AdapterContext, FetchResult, VendorFetchError
+from adapters.vendors_file import feed_file_path
 from schemas.vendor import VendorConfig
 
 __all__ = [
     "MAX_PAGES",
     "SLUG_SEPARATOR_PATTERN",
     "DocumentAdapter",
+    "decode_problem",
     "decode_text",
     "get_bytes",
     "read_feed",
@@ -33,17 +34,17 @@ __all__ = [
     "slug",
 ]
 
-_RETRY_AFTER_CAP_S = 30.0
 MAX_PAGES = 100
-
-# Looked up at call time so tests can record the delays instead of waiting them out.
-_sleep = asyncio.sleep
 
 PageT = TypeVar("PageT")
 
 # SKU ids keep ASCII letters, digits and Chinese; everything else collapses to one "-".
 SLUG_SEPARATOR_PATTERN = r"[^a-z0-9\u4e00-\u9fff]+"
 _slug_separators = re.compile(SLUG_SEPARATOR_PATTERN)
+
+# msgspec messages that name only types, our own field names and positions; the others quote the input
+# ("Invalid enum value 'x'", "Object contains unknown field `x`").
+_SAFE_DECODE_PROBLEMS = ("Expected `", "Object missing required field `", "JSON is malformed:", "Input data")
 
 
 def slug(*parts: str | int) -> str:
@@ -52,85 +53,54 @@ def slug(*parts: str | int) -> str:
     return _slug_separators.sub("-", joined).strip("-")
 
 
-def _retry_after_s(response: httpx.Response) -> float | None:
-    header = response.headers.get("Retry-After")
-    if header is None:
+def decode_problem(error: msgspec.DecodeError) -> str:
+    """What msgspec found wrong, without any of the input it found it in.
+
+    ``Expected `int`, got `str` - at `$.data[0].gpu_count``` is kept; ``Invalid enum value 'x' - at
+    `$.kind``` becomes ``unexpected value - at `$.kind```. Paths show our field names and list
+    indexes only (msgspec writes dict keys as ``[...]``).
+    """
+    lead, at, path = str(error).partition(" - at `")
+    if not lead.startswith(_SAFE_DECODE_PROBLEMS):
+        lead = "unexpected value" if isinstance(error, msgspec.ValidationError) else "not valid JSON"
+    return lead + at + path
+
+
+def _read_capped_file(path: Path, max_bytes: int) -> bytes | None:
+    """The file's bytes, or None when it is (or grows while read to be) over ``max_bytes``."""
+    if path.stat().st_size > max_bytes:
         return None
+    with path.open("rb") as file:
+        body = file.read(max_bytes + 1)
+    return None if len(body) > max_bytes else body
+
+
+async def _read_file(config: VendorConfig, relative: str, context: AdapterContext) -> bytes:
     try:
-        return min(max(float(header), 0.0), _RETRY_AFTER_CAP_S)
-    except ValueError:
-        pass
+        path = feed_file_path(context.base_dir, relative)
+    except ValueError as error:
+        raise VendorFetchError(config.id, str(error), category="config") from None
     try:
-        when = parsedate_to_datetime(header)
-    except (TypeError, ValueError):
-        return None
-    return min(max((when - datetime.now(UTC)).total_seconds(), 0.0), _RETRY_AFTER_CAP_S)
-
-
-def _headers(config: VendorConfig, context: AdapterContext) -> dict[str, str]:
-    if config.token_env is None:
-        return {}
-    token = context.environ.get(config.token_env)
-    if not token:
-        raise VendorFetchError(config.id, f"token variable {config.token_env} is not set")
-    return {"Authorization": f"Bearer {token}"}
-
-
-def _describe(error: httpx.HTTPError | TimeoutError, url: str, timeout_s: float) -> str:
-    match error:
-        case httpx.TimeoutException() | TimeoutError():
-            return f"timed out after {timeout_s:g} s fetching {url}"
-        case httpx.RemoteProtocolError():
-            # h11 raises this when the peer closes before the declared Content-Length arrived.
-            return f"truncated or malformed response from {url}: {error}"
-        case httpx.ConnectError():
-            return f"cannot connect to {url}: {error}"
-        case _:
-            return f"{type(error).__name__} fetching {url}: {error}"
-
-
-async def get_bytes(
-    url: str, config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext
-) -> bytes:
-    """GET ``url`` with the vendor's timeout and retry budget; the whole body, or ``VendorFetchError``."""
-    headers = _headers(config, context)
-    timeout = httpx.Timeout(config.timeout_s, connect=min(config.timeout_s, 5.0))
-    attempts = config.retries + 1
-    problem = "no attempt made"
-    for attempt in range(attempts):
-        delay_s = context.retry_backoff_s * (2**attempt) * (0.5 + random.random())  # noqa: S311 - jitter
-        try:
-            async with asyncio.timeout(config.timeout_s):
-                response = await client.get(url, headers=headers, timeout=timeout)
-        except (httpx.HTTPError, TimeoutError) as error:
-            problem = _describe(error, url, config.timeout_s)
-        else:
-            if response.is_success:
-                return response.content
-            problem = f"HTTP {response.status_code} {response.reason_phrase} from {url}"
-            if response.status_code == 429:
-                retry_after_s = _retry_after_s(response)
-                delay_s = delay_s if retry_after_s is None else retry_after_s
-            elif response.status_code < 500:
-                raise VendorFetchError(config.id, problem)
-        if attempt < config.retries:
-            await _sleep(delay_s)
-    raise VendorFetchError(config.id, f"{problem} (gave up after {attempts} attempts)")
+        body = await asyncio.to_thread(_read_capped_file, path, context.max_feed_bytes)
+    except OSError as error:
+        raise VendorFetchError(
+            config.id, f"cannot read {relative}: {error.strerror}", category="file"
+        ) from error
+    if body is None:
+        message = f"{relative} is over the {context.max_feed_bytes}-byte feed cap"
+        raise VendorFetchError(config.id, message, category="too_large")
+    return body
 
 
 async def read_feed(
     config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext
 ) -> tuple[bytes, str]:
-    """The feed's body and a description of where it came from (``path`` wins over ``url``)."""
+    """The feed's body and where it came from, safe to show (``path`` wins over ``url``)."""
     if config.path is not None:
-        path = (context.base_dir / config.path).resolve()
-        try:
-            return await asyncio.to_thread(path.read_bytes), f"file:{config.path}"
-        except OSError as error:
-            raise VendorFetchError(config.id, f"cannot read {config.path}: {error.strerror}") from error
+        return await _read_file(config, config.path, context), f"file:{config.path}"
     if config.url is not None:
-        return await get_bytes(config.url, config, client=client, context=context), config.url
-    raise VendorFetchError(config.id, "neither path nor url is configured")
+        return await get_bytes(config.url, config, client=client, context=context), redact_url(config.url)
+    raise VendorFetchError(config.id, "neither path nor url is configured", category="config")
 
 
 async def read_pages(
@@ -144,23 +114,38 @@ async def read_pages(
 ) -> tuple[list[PageT], str]:
     """Every page of a paginated feed, following next links (relative ones against the page's URL).
 
-    A file is one page. A next link already followed, or more than ``max_pages`` pages, fails the feed:
-    a vendor bug must not keep a refresh looping. ``decode(body, where)`` raises ``VendorFetchError``.
+    A file is one page. A next link to another origin fails the feed (the vendor's token must not follow
+    it), and so do a next link already followed and more than ``max_pages`` pages: a vendor bug must not
+    keep a refresh looping. ``decode(body, where)`` raises ``VendorFetchError``; ``where`` names a later
+    page by its number, since its URL came from the vendor.
     """
     body, source = await read_feed(config, client=client, context=context)
     pages = [decode(body, source)]
-    if config.path is not None:
+    if config.url is None or config.path is not None:
         return pages, source
-    page_url = source
+    first_url = httpx.URL(config.url)
+    page_url = first_url
     fetched = {page_url}
     while link := next_link(pages[-1]):
-        page_url = urljoin(page_url, link)
+        number = len(pages) + 1
+        try:
+            page_url = page_url.join(link)
+        except httpx.InvalidURL:
+            message = f"page {number - 1} of {source} has an unusable next link"
+            raise VendorFetchError(config.id, message, category="malformed") from None
+        if not same_origin(first_url, page_url):
+            message = f"refused page {number} of {source}: its link points at another origin"
+            raise VendorFetchError(config.id, message, category="redirect_refused")
         if page_url in fetched:
-            raise VendorFetchError(config.id, f"pagination loops: next link {page_url} was already fetched")
+            message = f"pagination loops: page {number - 1}'s next link points at a page already fetched"
+            raise VendorFetchError(config.id, message, category="malformed")
         if len(pages) == max_pages:
-            raise VendorFetchError(config.id, f"more than {max_pages} pages; stopped before {page_url}")
+            message = f"more than {max_pages} pages from {source}; stopped before page {number}"
+            raise VendorFetchError(config.id, message, category="too_large")
         fetched.add(page_url)
-        pages.append(decode(await get_bytes(page_url, config, client=client, context=context), page_url))
+        where = f"{source} (page {number})"
+        page_body = await get_bytes(str(page_url), config, client=client, context=context, label=where)
+        pages.append(decode(page_body, where))
     return pages, source
 
 
@@ -177,7 +162,8 @@ def decode_text(body: bytes, config: VendorConfig, *, what: str) -> str:
     try:
         return body.decode("gb18030")
     except UnicodeDecodeError as error:
-        raise VendorFetchError(config.id, f"{what} is neither UTF-8 nor GBK text: {error}") from error
+        message = f"{what} is neither UTF-8 nor GBK text (first bad byte at offset {error.start})"
+        raise VendorFetchError(config.id, message, category="malformed") from error
 
 
 class DocumentAdapter:

@@ -2,7 +2,27 @@
 
 Exceptions::
 
-    VendorFetchError            a vendor's feed could not be fetched or decoded (carries ``vendor``)
+    VendorFetchError            a vendor's feed could not be fetched or decoded
+                                (carries ``vendor``, ``category`` and ``message``)
+
+``VendorFetchError.category`` is a short, stable word that is safe to show anyone; ``message`` is the
+detail for logs and admin views. Messages never quote what a vendor sent (no body text, no header
+values, no redirect targets), only numbers such as status codes and byte counts, and every URL in them
+goes through ``redact_url``. The categories:
+
+    config            the vendor's configuration cannot work: no adapter for its format, neither path
+                      nor url, its token variable unset, or a path outside the vendors file's folder
+    file              the configured file cannot be read
+    connect           no connection: refused, unresolvable host, TLS failure
+    timeout           no complete answer within the vendor's ``timeout_s``
+    protocol          a broken HTTP exchange: a body cut short, an unparsable response
+    http_status       an unsuccessful HTTP status other than 401 and 403
+    unauthorized      HTTP 401 or 403: the vendor refused the credentials
+    redirect_refused  a redirect or a pagination link to another origin, or too many redirects
+    too_large         a body over ``AdapterContext.max_feed_bytes``, or more pages than allowed
+    malformed         the body does not decode or lacks what the format needs (columns, a table)
+    api_error         the vendor's API answered with an error code in a successful response
+    other             the raiser did not pick one
 
 Row-level problems (an unknown GPU, a price that fails validation) are not exceptions to the caller:
 ``OfferBuilder`` turns them into ``RejectedRow`` entries so one bad row never costs a vendor its feed.
@@ -15,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Final, Literal, Protocol, get_args
 
 import httpx
 import msgspec
@@ -25,8 +45,11 @@ from schemas.offer import Interconnect, Offer, Pricing, offer_id
 from schemas.vendor import VendorConfig
 
 __all__ = [
+    "DEFAULT_MAX_FEED_BYTES",
+    "FETCH_ERROR_CATEGORIES",
     "Adapter",
     "AdapterContext",
+    "FetchErrorCategory",
     "FetchResult",
     "OfferBuilder",
     "RejectedRow",
@@ -34,13 +57,36 @@ __all__ = [
 ]
 
 
-class VendorFetchError(Exception):
-    """A vendor's feed failed as a whole: network, HTTP status, or a body that does not decode."""
+FetchErrorCategory = Literal[
+    "config",
+    "file",
+    "connect",
+    "timeout",
+    "protocol",
+    "http_status",
+    "unauthorized",
+    "redirect_refused",
+    "too_large",
+    "malformed",
+    "api_error",
+    "other",
+]
+FETCH_ERROR_CATEGORIES: Final[frozenset[str]] = frozenset(get_args(FetchErrorCategory))
 
-    def __init__(self, vendor: str, message: str) -> None:
+DEFAULT_MAX_FEED_BYTES: Final = 8 * 1024 * 1024
+
+
+class VendorFetchError(Exception):
+    """A vendor's feed failed as a whole: network, HTTP status, or a body that does not decode.
+
+    ``category`` (one of ``FETCH_ERROR_CATEGORIES``) is for public views, ``message`` for logs and admins.
+    """
+
+    def __init__(self, vendor: str, message: str, *, category: FetchErrorCategory = "other") -> None:
         super().__init__(f"{vendor}: {message}")
         self.vendor = vendor
         self.message = message
+        self.category: FetchErrorCategory = category
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +119,9 @@ class AdapterContext:
     environ: Mapping[str, str] = field(default_factory=dict)
     # First retry waits about this long, doubling per attempt (with jitter); tests shrink it.
     retry_backoff_s: float = 0.2
+    # A feed (an HTTP body after decompression, each page of a paginated one, or a file) above this many
+    # bytes fails with category "too_large" before it can exhaust the process's memory.
+    max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES
 
 
 class Adapter(Protocol):
@@ -171,6 +220,7 @@ def build_client(timeout_s: float = 10.0) -> httpx.AsyncClient:
     return httpx.AsyncClient(
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 5.0)),
         limits=httpx.Limits(max_connections=20, max_keepalive_connections=10),
-        follow_redirects=True,
+        # Redirects are followed by ``adapters._http`` only within the vendor's own origin.
+        follow_redirects=False,
         headers={"User-Agent": "gpuquote/0.1"},
     )

@@ -16,14 +16,15 @@ Recorded sample (``price`` is 1/1000 CNY per card-hour; stock is per data-centre
 
 Normalized: one ``card_hour`` offer per (SKU, region), sku ``<sku_id>-<region_id>``; 1980 milli-yuan is
 ¥1.98 per card-hour; ``idle_gpu_num`` is the offer's available cards; ``charge_unit`` is the billing
-granularity. A non-zero ``code`` is the API refusing the request and fails the feed.
+granularity. A non-zero ``code`` is the API refusing the request and fails the feed (category
+``api_error``; the vendor's ``msg`` is not repeated in the error).
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from adapters._source import DocumentAdapter
+from adapters._source import DocumentAdapter, decode_problem
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import CardHourPricing
 from schemas.vendor import VendorConfig
@@ -100,11 +101,13 @@ def parse_card_hour_json(
     try:
         response = _decoder.decode(body)
     except msgspec.DecodeError as error:
-        message = f"malformed card_hour_json response from {source}: {error}"
-        raise VendorFetchError(config.id, message) from error
-    if response.code != 0 or response.data is None:
-        message = f"API error {response.code} from {source}: {response.msg or 'no data'}"
-        raise VendorFetchError(config.id, message)
+        message = f"malformed card_hour_json response from {source}: {decode_problem(error)}"
+        raise VendorFetchError(config.id, message, category="malformed") from error
+    if response.code != 0:
+        # The code is a number; ``msg`` is vendor text and is not repeated.
+        raise VendorFetchError(config.id, f"API error {response.code} from {source}", category="api_error")
+    if response.data is None:
+        raise VendorFetchError(config.id, f"API response from {source} has no data", category="malformed")
     builder = OfferBuilder(config, context, source=source)
     for raw in response.data.gpu_skus:
         _add_sku(builder, raw)

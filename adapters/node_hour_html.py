@@ -169,6 +169,7 @@ def _find_price_table(
         vendor,
         f"no pricing table on {source} ({len(tables)} tables on the page); the closest has no column for "
         + ", ".join(best_missing),
+        category="malformed",
     )
 
 

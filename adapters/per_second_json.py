@@ -16,7 +16,8 @@ Normalized: one ``card_hour`` offer per (GPU, machine size, region), sku
 ``<gpu_name>-<gpu_count>x-<region_name>`` slugged, billed per second, ``max_cards`` = ``gpu_count``.
 ¥/h = raw × 3600 / 1e6, so 550 is ¥1.98 per card-hour. The discount price is what a renter pays, so it
 is used when present, positive and below the list price (0 or null means no discount). ``next`` is
-followed (relative to the page) until null; see ``adapters._source.read_pages`` for the loop guard.
+followed (relative to the page) until null, within the first page's origin only; see
+``adapters._source.read_pages`` for that and the loop guard.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from functools import partial
 
 import msgspec
 
-from adapters._source import DocumentAdapter, read_pages, slug
+from adapters._source import DocumentAdapter, decode_problem, read_pages, slug
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import CardHourPricing
 from schemas.vendor import VendorConfig
@@ -95,7 +96,8 @@ def _decode_page(vendor: str, body: bytes, where: str) -> _RawPage:
     try:
         return _decoder.decode(body)
     except msgspec.DecodeError as error:
-        raise VendorFetchError(vendor, f"malformed per_second_json page {where}: {error}") from error
+        message = f"malformed per_second_json page {where}: {decode_problem(error)}"
+        raise VendorFetchError(vendor, message, category="malformed") from error
 
 
 def _normalize(

@@ -86,7 +86,9 @@ def _column_names(headers: list[str], vendor: str) -> dict[str, str]:
     found = set(renames.values())
     missing = [_HEADER_NAMES[column] for column, _, required in _COLUMNS if required and column not in found]
     if missing:
-        raise VendorFetchError(vendor, f"price sheet has no {'/'.join(missing)} column (headers: {headers})")
+        # The header line is not quoted back: a "sheet" may be any file, secrets included.
+        message = f"price sheet has no {'/'.join(missing)} column (its first line has {len(headers)} cells)"
+        raise VendorFetchError(vendor, message, category="malformed")
     return renames
 
 
@@ -99,7 +101,9 @@ def _read_sheet(body: bytes, config: VendorConfig, source: str) -> pl.DataFrame:
             text.encode(), infer_schema=False, raise_if_empty=False, truncate_ragged_lines=True
         )
     except pl.exceptions.PolarsError as error:
-        raise VendorFetchError(config.id, f"unreadable price sheet {source}: {error}") from error
+        # Polars quotes the offending line; name the kind of error only.
+        message = f"unreadable price sheet {source}: {type(error).__name__}"
+        raise VendorFetchError(config.id, message, category="malformed") from error
     sheet = sheet.rename(_column_names(sheet.columns, config.id))
     absent = pl.lit(None, pl.String)
     columns = [

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import msgspec
 
-from adapters._source import DocumentAdapter
+from adapters._source import DocumentAdapter, decode_problem
 from adapters.base import AdapterContext, FetchResult, OfferBuilder, VendorFetchError
 from schemas.offer import (
     BundlePricing,
@@ -123,7 +123,8 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
     try:
         raw_file = _decoder.decode(body)
     except msgspec.DecodeError as error:
-        raise VendorFetchError(config.id, f"malformed static price file: {error}") from error
+        message = f"malformed static price file: {decode_problem(error)}"
+        raise VendorFetchError(config.id, message, category="malformed") from error
     builder = OfferBuilder(config, context, source=source)
     for raw in raw_file.offers:
         builder.add(

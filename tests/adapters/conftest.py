@@ -42,5 +42,5 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     async def record(delay_s: float) -> None:
         requested.append(delay_s)
 
-    monkeypatch.setattr("adapters._source._sleep", record)
+    monkeypatch.setattr("adapters._http._sleep", record)
     return requested

@@ -86,7 +86,7 @@ async def test_more_idle_cards_than_cards_is_rejected_as_invalid_stock(
     ]
 
 
-async def test_an_api_error_code_fails_the_feed_with_the_vendors_message(
+async def test_an_api_error_code_fails_the_feed_without_repeating_the_vendors_text(
     fake_vendor: FakeVendor, client: httpx.AsyncClient, context: AdapterContext
 ) -> None:
     # This vendor answers HTTP 200 and puts the error in the body.
@@ -97,7 +97,8 @@ async def test_an_api_error_code_fails_the_feed_with_the_vendors_message(
     with pytest.raises(VendorFetchError) as caught:
         await build_adapter(vendor("card_hour_json", url=url), client=client, context=context).fetch()
 
-    assert caught.value.message == f"API error 10401 from {url}: token 已过期"
+    assert caught.value.message == f"API error 10401 from {url}"
+    assert caught.value.category == "api_error"
 
 
 async def test_the_same_sku_listed_twice_keeps_the_first(

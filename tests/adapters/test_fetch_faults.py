@@ -109,10 +109,12 @@ async def test_a_vendor_that_keeps_failing_costs_exactly_its_retry_budget(
 
     assert caught.value.message == f"HTTP 503 Service Unavailable from {url} (gave up after 3 attempts)"
     assert fake_vendor.hits(PATH) == 3
+    # Exponential backoff with ±50 % jitter: attempt n waits within [0.5, 1.5) × base × 2**n. The two ranges
+    # overlap, so each delay is checked against its own range rather than against the other.
+    base_s = context.retry_backoff_s
     assert len(sleeps) == 2
-    assert (
-        sleeps[1] > sleeps[0]
-    )  # exponential backoff: the jitter range of attempt 2 starts above attempt 1's
+    assert base_s * 0.5 <= sleeps[0] < base_s * 1.5
+    assert base_s * 2 * 0.5 <= sleeps[1] < base_s * 2 * 1.5
 
 
 async def test_a_client_error_is_not_retried(

@@ -134,7 +134,9 @@ async def test_a_sheet_without_a_price_column_fails_and_names_it(
     with pytest.raises(VendorFetchError) as caught:
         await _fetch("型号,卡数,计费方式\nRTX 4090,1,按卡时\n".encode("gbk"), fake_vendor, client, context)
 
-    assert caught.value.message == "price sheet has no 单价 column (headers: ['型号', '卡数', '计费方式'])"
+    # The header line itself is not quoted: it is the vendor's text.
+    assert caught.value.message == "price sheet has no 单价 column (its first line has 3 cells)"
+    assert caught.value.category == "malformed"
 
 
 async def test_a_sheet_with_only_its_header_has_no_offers(
