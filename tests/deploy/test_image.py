@@ -17,19 +17,16 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-REPO = Path(__file__).resolve().parents[2]
-DOCKERFILE = REPO / "deploy" / "Dockerfile"
+from tests.deploy.manifests import COMPOSE, DOCKERFILE, REPO, compose_file, compose_interpolate
+
 DOCKERIGNORE = REPO / "deploy" / "Dockerfile.dockerignore"
-COMPOSE = REPO / "deploy" / "compose.yaml"
 
 CliProblem = Callable[[Sequence[str]], str | None]
 Instruction = tuple[str, str]
@@ -75,7 +72,8 @@ def test_dockerfile_builds_a_venv_and_ships_it_on_slim() -> None:
     stages = dockerfile_stages()
     assert len(stages) >= 2
     builder, runtime = stages[0], stages[-1]
-    assert builder[0][1] == "python:3.11-slim AS builder"
+    # An exact Python 3.11 release on Debian slim (tests/deploy/test_images.py checks the pinning rule).
+    assert re.fullmatch(r"python:3\.11\.\d+-slim-bookworm(@sha256:[0-9a-f]{64})? AS builder", builder[0][1])
     # The same base image: the copied venv's interpreter links resolve to the same Python.
     assert runtime[0][1].split()[0] == builder[0][1].split()[0]
     assert any(name == "RUN" and re.search(r"\bpip install \.(\s|$)", rest) for name, rest in builder)
@@ -278,17 +276,18 @@ def test_packaged_code_imports_only_what_the_image_installs(pyproject: dict[str,
 # --- compose --------------------------------------------------------------------------------------------
 
 
+# What deploy/.env holds for the tests: the variables compose requires, nothing else.
+COMPOSE_ENV = {"GPUQUOTE_ADMIN_API_KEYS": "k1,k2", "REDIS_PASSWORD": "0123456789abcdef"}
+
+
 def compose_services() -> dict[str, Any]:
-    with COMPOSE.open(encoding="utf-8") as file:
-        services: dict[str, Any] = yaml.safe_load(file)["services"]
+    services: dict[str, Any] = compose_file()["services"]
     return services
 
 
 def interpolate(value: str) -> str:
-    """Compose's ``${VAR:-default}`` / ``${VAR:?error}`` with VAR unset: the default, or a stand-in."""
-    return re.sub(
-        r"\$\{[A-Z0-9_]+(?::-([^}]*)|:\?[^}]*)?\}", lambda m: m[1] if m[1] is not None else "set", value
-    )
+    """A compose value as compose resolves it with ``COMPOSE_ENV`` in deploy/.env."""
+    return compose_interpolate(value, COMPOSE_ENV)
 
 
 def test_compose_runs_one_image_with_real_commands(cli_problem: CliProblem) -> None:
@@ -311,14 +310,59 @@ def test_compose_wires_redis_settings_and_the_admin_key(
     known_settings: frozenset[str], settings_problem: Callable[[Mapping[str, str]], str | None]
 ) -> None:
     services = compose_services()
-    assert services["redis"]["image"] == "redis:7-alpine"
     assert "healthcheck" in services["redis"]
+    assert "ports" not in services["redis"]  # reachable from the stack only
     for name in ("api", "refresh"):
         service = services[name]
         assert service["depends_on"] == {"redis": {"condition": "service_healthy"}}
         environment: dict[str, str] = service["environment"]
         assert environment.keys() <= known_settings
-        assert urlsplit(environment["GPUQUOTE_REDIS_URL"]).hostname in services
+        url = urlsplit(interpolate(environment["GPUQUOTE_REDIS_URL"]))
+        assert url.hostname in services
+        assert url.password == COMPOSE_ENV["REDIS_PASSWORD"]
         assert environment["GPUQUOTE_ADMIN_API_KEYS"].startswith("${GPUQUOTE_ADMIN_API_KEYS:")
         assert settings_problem({key: interpolate(value) for key, value in environment.items()}) is None
     assert "/health" in " ".join(services["api"]["healthcheck"]["test"])
+
+
+def compose_unknown_settings(document: dict[str, Any], known_settings: frozenset[str]) -> list[str]:
+    """``GPUQUOTE_*`` names set anywhere in compose (every service, every ``x-`` block) that are no setting."""
+    blocks = {name: body for name, body in document.items() if name.startswith("x-")}
+    blocks |= {
+        f"services.{name}": service.get("environment", {}) for name, service in document["services"].items()
+    }
+    problems = []
+    for where, environment in blocks.items():
+        names = (
+            environment.keys() if isinstance(environment, dict) else [e.split("=", 1)[0] for e in environment]
+        )
+        problems += [f"{where}: {n}" for n in names if n.startswith("GPUQUOTE_") and n not in known_settings]
+    return problems
+
+
+def test_compose_sets_only_settings_the_service_defines(known_settings: frozenset[str]) -> None:
+    document = compose_file()
+    assert compose_unknown_settings(document, known_settings) == []
+    document["services"]["refresh"]["environment"]["GPUQUOTE_REDIS_TIMEOUT_MS"] = "500"
+    document["services"]["redis"]["environment"] = ["GPUQUOTE_REDIS_PASWORD=x"]
+    assert compose_unknown_settings(document, known_settings) == [
+        "services.redis: GPUQUOTE_REDIS_PASWORD",
+        "services.refresh: GPUQUOTE_REDIS_TIMEOUT_MS",
+    ]
+
+
+def test_compose_redis_requires_the_password_the_api_uses() -> None:
+    services = compose_services()
+    command = [interpolate(arg) for arg in services["redis"]["command"]]
+    assert command[command.index("--requirepass") + 1] == COMPOSE_ENV["REDIS_PASSWORD"]
+    # The health check authenticates through REDISCLI_AUTH (no password on its command line).
+    assert interpolate(services["redis"]["environment"]["REDISCLI_AUTH"]) == COMPOSE_ENV["REDIS_PASSWORD"]
+    test = services["redis"]["healthcheck"]["test"]
+    assert test[0] == "CMD-SHELL"
+    assert "redis-cli ping" in test[1]
+    assert "PONG" in test[1]
+    # No usable default: without REDIS_PASSWORD in deploy/.env compose refuses to start.
+    for value in (services["api"]["environment"]["GPUQUOTE_REDIS_URL"], *services["redis"]["command"]):
+        if "REDIS_PASSWORD" in value:
+            with pytest.raises(ValueError, match="REDIS_PASSWORD"):
+                compose_interpolate(value, {})

@@ -11,114 +11,44 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import kubernetes_validate  # type: ignore[import-untyped]
 import msgspec
 import pytest
-import yaml
 
 from adapters import ADAPTERS, AdapterContext, build_adapter
 from adapters.vendors_file import load_vendors_file
 from schemas.vendor import VendorsFile
+from tests.deploy.manifests import (
+    API_DEPLOYMENT,
+    K8S,
+    REPO,
+    SECRET_EXAMPLE,
+    SECRET_NAME,
+    Manifest,
+    app_containers,
+    containers,
+    env_entry,
+    env_references,
+    expand_env,
+    find,
+    image_pin_problem,
+    load_documents,
+    pod_template,
+    render_kustomization,
+    split_image,
+)
 
-REPO = Path(__file__).resolve().parents[2]
-K8S = REPO / "deploy" / "k8s"
-SECRET_EXAMPLE = K8S / "secret.example.yaml"
 # The oldest Kubernetes these manifests support, and the newest whose schemas the package bundles.
 KUBERNETES_VERSIONS = ("1.30.0", kubernetes_validate.latest_version())
-API_DEPLOYMENT = "gpuquote-api"
-SECRET_NAME = "gpuquote-secrets"
 SENSITIVE_NAME = re.compile(r"KEY|TOKEN|PASSWORD|SECRET", re.IGNORECASE)
 
-Manifest = dict[str, Any]
 CliProblem = Callable[[Sequence[str]], str | None]
 
 
 # --- rendering -----------------------------------------------------------------------------------------
-
-
-def load_documents(path: Path) -> list[Manifest]:
-    with path.open(encoding="utf-8") as file:
-        return [document for document in yaml.safe_load_all(file) if document]
-
-
-def split_image(image: str) -> tuple[str, str]:
-    """``host:5000/team/app:1.2`` → (``host:5000/team/app``, ``:1.2``); a digest stays ``@sha256:...``."""
-    if "@" in image:
-        name, digest = image.split("@", 1)
-        return name, "@" + digest
-    colon = image.rfind(":")
-    if colon > image.rfind("/"):
-        return image[:colon], image[colon:]
-    return image, ""
-
-
-def pod_template(document: Manifest) -> Manifest | None:
-    if document["kind"] in {"Deployment", "StatefulSet", "DaemonSet", "Job"}:
-        template: Manifest = document["spec"]["template"]
-        return template
-    if document["kind"] == "CronJob":
-        job_template: Manifest = document["spec"]["jobTemplate"]["spec"]["template"]
-        return job_template
-    return None
-
-
-def containers(document: Manifest) -> list[Manifest]:
-    template = pod_template(document)
-    if template is None:
-        return []
-    return [*template["spec"].get("initContainers", []), *template["spec"]["containers"]]
-
-
-def render_kustomization(directory: Path) -> list[Manifest]:
-    """``kustomize build`` for the subset this repository uses: ``resources`` files and ``images``.
-
-    Any other kustomize feature fails here instead of being silently skipped.
-    """
-    kustomization = load_documents(directory / "kustomization.yaml")[0]
-    unsupported = set(kustomization) - {"apiVersion", "kind", "resources", "images"}
-    assert not unsupported, f"kustomization.yaml uses {sorted(unsupported)}: extend render_kustomization"
-    documents: list[Manifest] = []
-    for entry in kustomization["resources"]:
-        path = directory / entry
-        assert path.is_file(), f"kustomization.yaml lists {entry!r}, which is not a file in {directory}"
-        documents.extend(load_documents(path))
-    for rule in kustomization.get("images", []):
-        for container in (c for document in documents for c in containers(document)):
-            name, reference = split_image(container["image"])
-            if name != rule["name"]:
-                continue
-            if "digest" in rule:
-                reference = "@" + rule["digest"]
-            elif "newTag" in rule:
-                reference = ":" + str(rule["newTag"])
-            container["image"] = rule.get("newName", name) + reference
-    return documents
-
-
-def find(documents: list[Manifest], kind: str, name: str | None = None) -> Manifest:
-    matches = [
-        document
-        for document in documents
-        if document["kind"] == kind and name in (None, document["metadata"]["name"])
-    ]
-    assert len(matches) == 1, f"expected one {kind} {name or ''}, found {len(matches)}"
-    return matches[0]
-
-
-def app_containers(documents: list[Manifest]) -> Iterator[tuple[Manifest, Manifest]]:
-    """(workload, container) for every container running the gpuquote image."""
-    for document in documents:
-        for container in containers(document):
-            if split_image(container["image"])[0].rsplit("/", 1)[-1] == "gpuquote":
-                yield document, container
-
-
-def env_entry(container: Manifest, name: str) -> Manifest | None:
-    return next((entry for entry in container.get("env", []) if entry["name"] == name), None)
 
 
 def quantity(value: str | int | float) -> float:
@@ -151,6 +81,16 @@ def settings_data(documents: list[Manifest]) -> dict[str, str]:
     return data
 
 
+@pytest.fixture(scope="module")
+def config_maps(documents: list[Manifest]) -> dict[str, dict[str, str]]:
+    return {d["metadata"]["name"]: d["data"] for d in documents if d["kind"] == "ConfigMap"}
+
+
+def token_variables(documents: list[Manifest]) -> set[str]:
+    vendors = msgspec.toml.decode(vendors_data(documents)["vendors.toml"], type=VendorsFile).vendors
+    return {vendor.token_env for vendor in vendors if vendor.token_env}
+
+
 # --- the kustomization and the schemas -------------------------------------------------------------------
 
 
@@ -170,6 +110,8 @@ def test_render_has_the_whole_service(documents: list[Manifest]) -> None:
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
         "CronJob",
+        "NetworkPolicy",
+        "Ingress",
     }
     assert expected <= kinds
     names = [(document["kind"], document["metadata"]["name"]) for document in documents]
@@ -219,7 +161,7 @@ def test_probe_and_metrics_paths_are_routes_the_app_serves(
         api_container[probe]["httpGet"]["path"]
         for probe in ("startupProbe", "livenessProbe", "readinessProbe")
     }
-    annotations = find(documents, "Deployment", API_DEPLOYMENT)["spec"]["template"]["metadata"]["annotations"]
+    annotations = find(documents, "Service", "gpuquote-metrics")["metadata"]["annotations"]
     assert probed | {annotations["prometheus.io/path"]} <= served_get_paths
 
 
@@ -254,14 +196,16 @@ def test_service_pdb_and_hpa_select_the_api_pods(documents: list[Manifest], api_
 
 
 def test_redis_url_reaches_the_bundled_redis_service(
-    documents: list[Manifest], settings_data: dict[str, str]
+    documents: list[Manifest], config_maps: dict[str, dict[str, str]]
 ) -> None:
     redis_services = [
         d
         for d in documents
         if d["kind"] == "Service" and d["metadata"]["labels"].get("app.kubernetes.io/component") == "redis"
     ]
-    url = urlsplit(settings_data["GPUQUOTE_REDIS_URL"])
+    urls = {expand_env(c, config_maps)["GPUQUOTE_REDIS_URL"] for _, c in app_containers(documents)}
+    assert len(urls) == 1, "the api and the refresh job must use the same Redis"
+    url = urlsplit(urls.pop())
     assert url.scheme in {"redis", "rediss"}
     for service in redis_services:  # none once redis.yaml is dropped for a managed Redis
         assert url.hostname == service["metadata"]["name"]
@@ -304,23 +248,98 @@ def test_cronjob_refreshes_every_15_minutes_one_at_a_time(
     assert job["activeDeadlineSeconds"] <= float(settings_data["GPUQUOTE_REFRESH_LOCK_TTL_S"])
 
 
+def unknown_settings(
+    documents: list[Manifest], known_settings: frozenset[str], tokens: set[str]
+) -> list[str]:
+    """Every variable the manifests hand the service that it would not read, as ``where: NAME``.
+
+    ``GPUQUOTE_*`` names (in any ConfigMap, and in any container's ``env``) must be ``Settings`` fields or
+    vendor token variables; other names in the app containers' ``env`` must be helpers that a later entry
+    references as ``$(NAME)`` (such as REDIS_PASSWORD for GPUQUOTE_REDIS_URL).
+    """
+    problems = []
+    for document in documents:
+        where = f"{document['kind']}/{document['metadata']['name']}"
+        if document["kind"] == "ConfigMap":
+            problems += [
+                f"{where}: {key}"
+                for key in document["data"]
+                if key.startswith("GPUQUOTE_") and key not in known_settings
+            ]
+        for container in containers(document):
+            entries = container.get("env", [])
+            for index, entry in enumerate(entries):
+                name = entry["name"]
+                if name.startswith("GPUQUOTE_"):
+                    if name not in known_settings | tokens:
+                        problems.append(f"{where}/{container['name']}: {name}")
+                elif split_image(container["image"])[0].endswith("gpuquote"):
+                    later = " ".join(str(e.get("value", "")) for e in entries[index + 1 :])
+                    if name not in env_references(later):
+                        problems.append(f"{where}/{container['name']}: {name} (not a setting, never used)")
+    return problems
+
+
 def test_settings_are_ones_the_service_reads(
     documents: list[Manifest],
     settings_data: dict[str, str],
+    config_maps: dict[str, dict[str, str]],
     known_settings: frozenset[str],
     settings_problem: Callable[[Mapping[str, str]], str | None],
 ) -> None:
-    assert settings_data.keys() <= known_settings
     assert settings_data["GPUQUOTE_REFRESH_INTERVAL_S"] == "0"  # the CronJob refreshes
     assert int(settings_data["GPUQUOTE_RATE_LIMIT_PER_MINUTE"]) > 0
-    vendors = msgspec.toml.decode(vendors_data(documents)["vendors.toml"], type=VendorsFile).vendors
-    token_variables = {vendor.token_env for vendor in vendors if vendor.token_env}
+    assert unknown_settings(documents, known_settings, token_variables(documents)) == []
     for _, container in app_containers(documents):
         assert {ref["configMapRef"]["name"] for ref in container["envFrom"]} == {"gpuquote-settings"}
-        direct = {entry["name"] for entry in container.get("env", [])}
-        assert direct <= known_settings | token_variables
-        environ = settings_data | {e["name"]: e.get("value", "secret") for e in container.get("env", [])}
-        assert settings_problem(environ) is None
+        assert settings_problem(expand_env(container, config_maps)) is None
+
+
+@pytest.mark.parametrize("kind", ["ConfigMap", "Deployment", "CronJob"])
+def test_settings_check_catches_a_variable_the_service_does_not_define(
+    documents: list[Manifest], known_settings: frozenset[str], kind: str
+) -> None:
+    changed = copy.deepcopy(documents)
+    name = "GPUQUOTE_REDIS_TIMEOUT_MS"  # plausible, and not a Settings field
+    assert name not in known_settings
+    target = next(d for d in changed if d["kind"] == kind and d["metadata"]["name"].startswith("gpuquote-"))
+    if kind == "ConfigMap":
+        target["data"][name] = "500"
+    else:
+        containers(target)[0]["env"].append({"name": name, "value": "500"})
+    assert [problem for problem in unknown_settings(changed, known_settings, set()) if name in problem]
+
+
+def test_settings_check_catches_an_unused_helper_variable(
+    documents: list[Manifest], known_settings: frozenset[str]
+) -> None:
+    changed = copy.deepcopy(documents)
+    container = containers(find(changed, "Deployment", API_DEPLOYMENT))[0]
+    container["env"].append({"name": "REDIS_PASWORD", "value": "x"})
+    assert unknown_settings(changed, known_settings, token_variables(changed)) == [
+        "Deployment/gpuquote-api/api: REDIS_PASWORD (not a setting, never used)"
+    ]
+
+
+def test_every_gpuquote_name_in_the_deploy_files_is_a_setting(
+    documents: list[Manifest], known_settings: frozenset[str]
+) -> None:
+    """Comments and docs included: a README or a commented-out line naming a setting must name a real one.
+
+    ``GPUQUOTE_VENDOR_TOKEN_*`` is the convention for vendor token variables (``token_env``), not a setting.
+    """
+    mentioned: dict[str, set[str]] = {}
+    for path in sorted((REPO / "deploy").rglob("*")):
+        if path.is_file() and path.name != ".env":
+            for name in re.findall(r"\bGPUQUOTE_[A-Z0-9_]*[A-Z0-9]\b", path.read_text(encoding="utf-8")):
+                mentioned.setdefault(name, set()).add(path.relative_to(REPO).as_posix())
+    assert "GPUQUOTE_STORE_DEADLINE_S" in mentioned
+    unknown = {
+        name: sorted(paths)
+        for name, paths in mentioned.items()
+        if name not in known_settings and not name.startswith("GPUQUOTE_VENDOR_TOKEN_")
+    }
+    assert unknown == {}
 
 
 # --- the Secret: referenced, never committed ------------------------------------------------------------
@@ -381,12 +400,11 @@ def test_vendors_file_is_mounted_where_the_setting_points(documents: list[Manife
 
 
 def test_vendor_tokens_reach_every_refresher(documents: list[Manifest]) -> None:
-    vendors = msgspec.toml.decode(vendors_data(documents)["vendors.toml"], type=VendorsFile).vendors
     example_keys = find(load_documents(SECRET_EXAMPLE), "Secret", SECRET_NAME)["stringData"].keys()
-    token_variables = {vendor.token_env for vendor in vendors if vendor.token_env}
-    assert token_variables, "the example should show how a vendor token is wired"
+    tokens = token_variables(documents)
+    assert tokens, "the example should show how a vendor token is wired"
     for _, container in app_containers(documents):
-        for variable in token_variables:
+        for variable in tokens:
             entry = env_entry(container, variable)
             assert entry is not None, f"{container['name']} lacks {variable}"
             assert entry["valueFrom"]["secretKeyRef"]["name"] == SECRET_NAME
@@ -450,4 +468,4 @@ def test_app_image_is_one_pinned_image(documents: list[Manifest]) -> None:
     images = {container["image"] for _, container in app_containers(documents)}
     assert len(images) == 1
     (image,) = images
-    assert split_image(image)[1] not in {"", ":latest"}
+    assert image_pin_problem(image) is None
