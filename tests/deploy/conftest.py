@@ -27,6 +27,9 @@ DEPLOY = REPO / "deploy"
 
 # DESIGN.md's fixed lists, used only while the code behind them is not written yet.
 DESIGN_GET_ROUTES = frozenset({"/health", "/ready", "/metrics"})
+DESIGN_PUBLIC_ROUTES = frozenset(
+    {"/", "/quote", "/offers", "/vendors", "/gpus", "/models", "/schema", "/schema/openapi.json", "/static"}
+)
 DESIGN_CLI_OPTIONS: Mapping[str, frozenset[str]] = {
     "serve": frozenset({"--host", "--port", "--workers"}),
     "refresh": frozenset({"--vendor"}),
@@ -130,6 +133,20 @@ def served_get_paths() -> frozenset[str]:
     settings_type = importlib.import_module("service.settings").Settings
     app = create_app(settings_type())
     return frozenset(route.path for route in app.routes if "GET" in getattr(route, "methods", ()))
+
+
+@pytest.fixture(scope="session")
+def served_paths() -> frozenset[str]:
+    """Paths the app answers on, any method: from ``service.app.create_app`` once it exists.
+
+    Before the app exists, DESIGN.md's public routes.
+    """
+    if not _module_exists("service.app"):
+        return DESIGN_GET_ROUTES | DESIGN_PUBLIC_ROUTES
+    create_app = importlib.import_module("service.app").create_app
+    settings_type = importlib.import_module("service.settings").Settings
+    app = create_app(settings_type())
+    return frozenset(route.path for route in app.routes)
 
 
 @pytest.fixture(scope="session")
