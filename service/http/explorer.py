@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from litestar import Controller, MediaType, Response, Router, get
+from litestar import Controller, MediaType, Request, Response, Router, get
 from litestar.datastructures import CacheControlHeader
+from litestar.exceptions import NotFoundException
 from litestar.static_files import create_static_files_router
 
 __all__ = ["STATIC_DIR", "ExplorerController", "explorer_router"]
@@ -61,4 +63,13 @@ _assets = create_static_files_router(
     include_in_schema=False,
 )
 
-explorer_router = Router(path="/", route_handlers=[ExplorerController, _assets])
+
+def _refuse_nul_paths(request: Request[Any, Any, Any]) -> None:
+    """No file name holds a NUL byte (``/static/app.js%00.png``); the file system would raise on it."""
+    if "\x00" in request.scope["path"]:
+        raise NotFoundException(detail="no such file")
+
+
+explorer_router = Router(
+    path="/", route_handlers=[ExplorerController, _assets], before_request=_refuse_nul_paths
+)

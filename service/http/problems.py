@@ -87,8 +87,8 @@ def _from_http_error(error: HTTPException) -> ProblemDetailsException:
         return _from_validation_error(error)
     extra: dict[str, Any] | None = None
     headers = dict(error.headers or {})
-    if error.status_code in {400, 413}:
-        # A body that is not JSON at all, or too large: nothing finer than the body to point at.
+    if error.status_code in {400, 413, 415}:
+        # A body that is not JSON at all, too large or too deep: nothing finer than the body to point at.
         extra = {"errors": [{"field": "body", "reason": error.detail}]}
     if error.status_code == 429 and "RateLimit-Reset" in headers:
         headers["Retry-After"] = headers["RateLimit-Reset"]
@@ -130,6 +130,7 @@ _PROBLEM_DESCRIPTIONS = {
     404: "No such resource",
     409: "A refresh is already running",
     413: "Request body too large",
+    415: "The body is not sent as `application/json`",
     422: "Input that parses but cannot be used (an unknown GPU, region or vendor; named in `errors`)",
     429: "Rate limit reached; retry after `Retry-After` seconds",
     503: "The price store cannot be read and no snapshot is held",

@@ -6,11 +6,12 @@ would cost more than it saves. The only I/O is the snapshot check (one ``GET`` o
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgspec
 from litestar import Controller, Request, post
-from litestar.exceptions import SerializationException, ValidationException
+from litestar.exceptions import ClientException, SerializationException, ValidationException
 from litestar.params import JSONBody
 
 from schemas.quote import QuoteRequest, QuoteResponse
@@ -35,24 +36,105 @@ that a chatbot can repeat. Nothing fits: 200 with `quotes: []` and the `excluded
 _REQUEST_DECODER = msgspec.json.Decoder(QuoteRequest)
 
 
+class _TooDeep(ClientException):
+    status_code = 400
+
+
+class _NotJson(ClientException):
+    status_code = 415
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+class _Pairs(list[tuple[str, Any]]):
+    """A JSON object kept as its key/value pairs, duplicates included (only to find where one is)."""
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found
+
+
+def _duplicate_path(node: Any, path: str = "") -> str | None:
+    """The dotted path of the first duplicated key in a tree of ``_Pairs`` and lists."""
+    if isinstance(node, _Pairs):
+        seen: set[str] = set()
+        for key, value in node:
+            here = f"{path}.{key}" if path else key
+            if key in seen:
+                return here
+            seen.add(key)
+            if (inner := _duplicate_path(value, here)) is not None:
+                return inner
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            if (inner := _duplicate_path(value, f"{path}[{index}]")) is not None:
+                return inner
+    return None
+
+
+def _check_duplicate_keys(body: bytes) -> None:
+    """msgspec keeps the last of two equal keys; a body that says two things about one field is refused.
+
+    The body already parsed (and its depth is bounded by then), so the standard parser only has to look
+    for repeats; the path is worked out on a second pass only when there is one.
+    """
+    try:
+        json.loads(body, object_pairs_hook=_refuse_duplicates)
+    except RecursionError:
+        raise _TooDeep(detail="the JSON body is nested too deeply") from None
+    except _DuplicateKey as duplicate:
+        try:
+            path = _duplicate_path(json.loads(body, object_pairs_hook=_Pairs)) or duplicate.key
+        except RecursionError:
+            path = duplicate.key
+        raise ValidationException(
+            detail=f"duplicate key `{duplicate.key}`",
+            extra=[{"key": path, "message": f"duplicate key `{duplicate.key}`", "source": "body"}],
+        ) from None
+
+
+def _is_json(content_type: str) -> bool:
+    media_type = content_type.lower()
+    return media_type == "application/json" or (
+        media_type.startswith("application/") and media_type.endswith("+json")
+    )
+
+
 class _QuoteBodyRequest(Request[Any, Any, Any]):
-    """Names the field when the body holds a number too large for a float.
+    """The quote body's edge: JSON only (415 otherwise), bounded nesting, no duplicate keys, and the
+    field named when the body holds a number too large for a float.
 
     Litestar decodes the body untyped first, and msgspec then reports ``1e400`` "at `$[...][...]`";
     decoding it again typed (only on that failure) says "at `$.workload.gpu_hours`".
     """
 
     async def json(self) -> Any:
+        media_type = self.content_type[0]
+        if media_type and not _is_json(media_type):
+            raise _NotJson(detail=f"send the body as application/json, not {media_type}")
         try:
-            return await super().json()
+            decoded = await super().json()
         except SerializationException:
             try:
                 _REQUEST_DECODER.decode(await self.body())
             except msgspec.ValidationError as error:
                 raise ValidationException(detail=str(error)) from None
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 pass  # malformed JSON: the original error says where
             raise
+        except RecursionError:
+            raise _TooDeep(detail="the JSON body is nested too deeply") from None
+        _check_duplicate_keys(await self.body())
+        return decoded
 
 
 class QuoteController(Controller):
@@ -63,7 +145,7 @@ class QuoteController(Controller):
         operation_id="quote",
         status_code=200,
         request_class=_QuoteBodyRequest,
-        responses=problem_responses(400, 413, 422, 429, 503),
+        responses=problem_responses(400, 413, 415, 422, 429, 503),
         summary="Rank every way to run a GPU job by total cost and time",
         description=_DESCRIPTION,
     )
