@@ -12,16 +12,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import unicodedata
 from typing import Any
 
 import msgspec
 
-from schemas.quote import QuoteRequest, QuoteResponse
+from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from service.quote import format_cny, hours_text
+from service.quote._texts import join_text, text
 from service.services import build_services
 from service.settings import Settings
 
 __all__ = ["add_quote_parser", "build_request", "format_table", "run_quote_command"]
+
+# The table's columns, each header a ``table_<column>`` message.
+_COLUMNS = ("rank", "gpu", "cards", "offer", "pricing", "hours", "cost", "card_hour", "notes")
 
 
 def _names(values: list[str] | None) -> list[str] | None:
@@ -65,37 +70,56 @@ def _range_text(low: str, expected: str, high: str) -> str:
     return expected if low == high else f"{expected} ({low}–{high})"
 
 
-def format_table(response: QuoteResponse) -> str:
-    """The ranked quotes as a plain-text table, then the summary, warnings and exclusions."""
-    header = ("#", "gpu", "cards", "offer", "pricing", "hours", "cost", "¥/card-h", "notes")
+def _width(cell: str) -> int:
+    """Terminal columns ``cell`` takes: Chinese characters are two wide."""
+    return sum(2 if unicodedata.east_asian_width(character) in "WF" else 1 for character in cell)
+
+
+def _pad(cell: str, width: int) -> str:
+    return cell + " " * (width - _width(cell))
+
+
+def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
+    marks = [
+        text(f"table_{name}", lang)
+        for name, quote_id in (("cheapest", response.cheapest), ("fastest", response.fastest),
+                               ("recommended", response.recommended))
+        if quote_id == quote.id
+    ]  # fmt: skip
+    if quote.warnings:
+        marks.append(text("table_warnings", lang, count=len(quote.warnings)))
+    return join_text("join_list", marks, lang)
+
+
+def format_table(response: QuoteResponse, lang: Lang = "en") -> str:
+    """The ranked quotes as a plain-text table, then the summary, warnings and exclusions, in ``lang``."""
+    header = tuple(text(f"table_{name}", lang) for name in _COLUMNS)
     rows = [header]
     for quote in response.quotes:
-        marks = [
-            name
-            for name, quote_id in (("cheapest", response.cheapest), ("fastest", response.fastest),
-                                   ("recommended", response.recommended))
-            if quote_id == quote.id
-        ]  # fmt: skip
-        if quote.warnings:
-            marks.append(f"{len(quote.warnings)} warning(s)")
         hours = _range_text(
             *(hours_text(value) for value in (quote.hours.low, quote.hours.expected, quote.hours.high))
         )
         cost = _range_text(*(format_cny(value) for value in (quote.cost_cny.low, quote.cost_cny.expected,
                                                               quote.cost_cny.high)))  # fmt: skip
         rows.append((str(quote.rank), quote.gpu, str(quote.cards), quote.offer_id, quote.pricing, hours, cost,
-                     format_cny(quote.effective_card_hour_cny), ", ".join(marks)))  # fmt: skip
-    widths = [max(len(row[column]) for row in rows) for column in range(len(header))]
+                     format_cny(quote.effective_card_hour_cny), _notes(response, quote, lang)))  # fmt: skip
+    widths = [max(_width(row[column]) for row in rows) for column in range(len(header))]
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+        "  ".join(_pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
     ]
     if not response.quotes:
-        lines = ["no quotes"]
+        lines = [text("table_no_quotes", lang)]
     lines += ["", response.summary]
-    lines += [f"warning: {warning}" for warning in response.warnings]
+    lines += [text("table_warning", lang, warning=warning) for warning in response.warnings]
     excluded = msgspec.structs.asdict(response.excluded)
-    counted = ", ".join(f"{reason} {count}" for reason, count in excluded.items() if count)
-    lines.append(f"excluded candidates: {counted or 'none'}; snapshot version {response.snapshot.version}")
+    counted = join_text(
+        "join_list",
+        (text("table_excluded", lang, reason=text(f"table_reason_{reason}", lang), count=count)
+         for reason, count in excluded.items() if count),
+        lang,
+    )  # fmt: skip
+    excluded_text = counted or text("table_excluded_none", lang)
+    lines.append(text("table_footer", lang, excluded=excluded_text, version=response.snapshot.version))
     return "\n".join(lines)
 
 
@@ -115,7 +139,7 @@ def run_quote_command(args: argparse.Namespace) -> int:
     if args.json:
         print(msgspec.json.format(msgspec.json.encode(response).decode(), indent=2))
     else:
-        print(format_table(response))
+        print(format_table(response, args.lang))
     return 0 if response.quotes else 1
 
 

@@ -1,19 +1,22 @@
-"""Every sentence the engine writes, in English and Chinese, so a chatbot can repeat it as is.
+"""Every sentence and word of prose the engine and the CLI write, in English and Chinese, in one table.
 
-Templates use ``str.format`` fields; numbers are formatted before they get here (``format_cny``,
-``hours_text``) so both languages show the same figures.
+Each message id maps to an ``en`` and a ``zh`` template using the same ``str.format`` fields; numbers
+are formatted before they get here (``format_cny``, ``hours_text``) so both languages show the same
+figures. Code picks which messages to say, in what order and with which fields; how a language words,
+punctuates and joins them lives here (``join_sentences``, ``join_list``), so a rewording is a table edit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
 from schemas.quote import Lang
 from service.quote._money import cents
 
-__all__ = ["hours_text", "number_text", "text"]
+__all__ = ["TEMPLATES", "hours_text", "join_text", "number_text", "text"]
 
-_TEMPLATES: dict[str, dict[Lang, str]] = {
+TEMPLATES: dict[str, dict[Lang, str]] = {
     # Names.
     "period_day": {"en": "day", "zh": "日"},
     "period_week": {"en": "week", "zh": "周"},
@@ -121,11 +124,148 @@ _TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "rank_by=value needs time_value_cny_per_hour; ranked by cost",
         "zh": "rank_by=value 需要 time_value_cny_per_hour；已按费用排序",
     },
+    # Joining: how a language strings sentences, and list items, together.
+    "join_sentences": {"en": "{first} {then}", "zh": "{first}{then}"},
+    "join_list": {"en": "{first}, {then}", "zh": "{first}，{then}"},
+    # Summary: the options.
+    "pricing_card_hour": {"en": "billed per card-hour", "zh": "按卡时计费"},
+    "pricing_node_hour": {"en": "billed per node-hour", "zh": "按节点时计费"},
+    "pricing_bundle": {"en": "a multi-card bundle", "zh": "多卡打包"},
+    "pricing_term": {"en": "a prepaid package", "zh": "包期套餐"},
+    "unit_hours": {"en": " h", "zh": " 小时"},
+    "range_suffix": {"en": " ({low}–{high}{unit})", "zh": "（{low}–{high}{unit}）"},
+    "place_city_region": {"en": "{city}, {region}", "zh": "{city}, {region}"},
+    "option": {
+        "en": "{cards} × {gpu} from {vendor} ({place}), {pricing}: "
+        "about {hours} h{hours_range} for {cost}{cost_range}",
+        "zh": "{vendor}（{place}）的 {cards} 张 {gpu}，{pricing}，约 {hours} 小时{hours_range}，费用 {cost}{cost_range}",
+    },
+    # Summary: its sentences.
+    "summary_recommended": {"en": "Recommended: {option}.", "zh": "推荐：{option}。"},
+    "summary_caveat": {"en": "Main caveat: {caveat}.", "zh": "主要提醒：{caveat}。"},
+    "single_none": {
+        "en": "A single card cannot run it ({reason}); the fastest option is {fastest}.",
+        "zh": "单卡无法运行（{reason}）；最快方案：{fastest}。",
+    },
+    "single_none_fastest": {
+        "en": "A single card cannot run it ({reason}); the recommendation is also the fastest option.",
+        "zh": "单卡无法运行（{reason}）；推荐方案也是最快方案。",
+    },
+    "single_needs_more": {
+        "en": "it needs at least {min_cards} cards of memory",
+        "zh": "显存至少需要 {min_cards} 张卡",
+    },
+    "single_no_offer": {"en": "no single-card offer fits", "zh": "没有符合条件的单卡报价"},
+    "single_fastest": {"en": "A single card is also the fastest option.", "zh": "单卡即是最快方案。"},
+    "single_recommended": {
+        "en": "That is the single-card option; the fastest option is {fastest}.",
+        "zh": "这是单卡方案；最快方案：{fastest}。",
+    },
+    "single_recommended_fastest": {
+        "en": "It is also the fastest option; a single card: {single}.",
+        "zh": "这也是最快方案；单卡：{single}。",
+    },
+    "single_other": {
+        "en": "A single card: {single}; the fastest option: {fastest}.",
+        "zh": "单卡：{single}；最快方案：{fastest}。",
+    },
+    "trade_more": {
+        "en": " Against one card, the fastest option finishes {hours} h sooner for {cost} more.",
+        "zh": "与单卡相比，最快方案早 {hours} 小时完成，多花 {cost}。",
+    },
+    "trade_less": {
+        "en": " Against one card, the fastest option finishes {hours} h sooner and costs {cost} less.",
+        "zh": "与单卡相比，最快方案早 {hours} 小时完成，还便宜 {cost}。",
+    },
+    "break_even": {
+        "en": "The {gpu} {period} package from {vendor} beats hourly pricing "
+        "past {hours} h of use per {period}.",
+        "zh": "{vendor} 的 {gpu} 包{period}套餐在每{period}使用超过 {hours} 小时后比按时计费便宜。",
+    },
+    "caveat_speedup": {
+        "en": "multi-card speed-ups are estimates ({low}–{high}× on {cards} cards); "
+        "pass a measured curve in scaling to narrow them",
+        "zh": "多卡加速比是估计值（{cards} 卡为 {low}–{high} 倍），可通过 scaling 传入实测曲线",
+    },
+    "caveat_prices": {
+        "en": "prices change weekly; confirm with the vendor before renting",
+        "zh": "价格每周都在变，下单前请向服务商确认",
+    },
+    # Summary with nothing to quote: why (the exclusion reasons) and what to loosen.
+    "empty_no_offers": {"en": "No offers are loaded yet.", "zh": "目前没有已加载的报价。"},
+    "empty_no_fit": {
+        "en": "No offer fits this job (candidates excluded: {excluded}). Try to {hint}.",
+        "zh": "没有符合条件的方案（排除的候选：{excluded}）。建议：{hint}。",
+    },
+    "empty_excluded": {"en": "{count} for {reason}", "zh": "{reason} {count} 个"},
+    "reason_memory": {"en": "memory", "zh": "显存"},
+    "reason_capacity": {"en": "capacity", "zh": "卡数/库存"},
+    "reason_deadline": {"en": "the deadline", "zh": "期限"},
+    "reason_budget": {"en": "the budget", "zh": "预算"},
+    "reason_stale": {"en": "stale prices", "zh": "价格过期"},
+    "reason_filters": {"en": "the filters", "zh": "筛选条件"},
+    "hint_memory": {
+        "en": "allow more cards (card_counts) or GPUs with more memory",
+        "zh": "增加卡数（card_counts）或选择显存更大的 GPU",
+    },
+    "hint_capacity": {
+        "en": "ask for card counts the offers sell (up to one machine, or a cluster for more)",
+        "zh": "选择服务商提供的卡数（单机以内，更多卡请选集群）",
+    },
+    "hint_deadline": {
+        "en": "relax deadline_hours or allow more cards",
+        "zh": "放宽 deadline_hours 或增加卡数",
+    },
+    "hint_budget": {"en": "raise budget_cny or allow fewer cards", "zh": "提高 budget_cny 或减少卡数"},
+    "hint_stale": {"en": "refresh the prices", "zh": "刷新价格"},
+    "hint_filters": {
+        "en": "widen the gpus, regions, vendors or pricing filters",
+        "zh": "放宽 gpus、regions、vendors 或 pricing 筛选",
+    },
+    # The CLI's table (``gpuquote quote``).
+    "table_rank": {"en": "#", "zh": "#"},
+    "table_gpu": {"en": "gpu", "zh": "GPU"},
+    "table_cards": {"en": "cards", "zh": "卡数"},
+    "table_offer": {"en": "offer", "zh": "报价"},
+    "table_pricing": {"en": "pricing", "zh": "计费"},
+    "table_hours": {"en": "hours", "zh": "小时"},
+    "table_cost": {"en": "cost", "zh": "费用"},
+    "table_card_hour": {"en": "¥/card-h", "zh": "¥/卡时"},
+    "table_notes": {"en": "notes", "zh": "备注"},
+    "table_cheapest": {"en": "cheapest", "zh": "最便宜"},
+    "table_fastest": {"en": "fastest", "zh": "最快"},
+    "table_recommended": {"en": "recommended", "zh": "推荐"},
+    "table_warnings": {"en": "{count} warning(s)", "zh": "{count} 条警告"},
+    "table_no_quotes": {"en": "no quotes", "zh": "没有报价"},
+    "table_warning": {"en": "warning: {warning}", "zh": "警告：{warning}"},
+    "table_excluded": {"en": "{reason} {count}", "zh": "{reason} {count} 个"},
+    "table_excluded_none": {"en": "none", "zh": "无"},
+    "table_footer": {
+        "en": "excluded candidates: {excluded}; snapshot version {version}",
+        "zh": "排除的候选：{excluded}；快照版本 {version}",
+    },
+    "table_reason_memory": {"en": "memory", "zh": "显存"},
+    "table_reason_capacity": {"en": "capacity", "zh": "卡数/库存"},
+    "table_reason_deadline": {"en": "deadline", "zh": "期限"},
+    "table_reason_budget": {"en": "budget", "zh": "预算"},
+    "table_reason_stale": {"en": "stale", "zh": "价格过期"},
+    "table_reason_filters": {"en": "filters", "zh": "筛选条件"},
 }
 
 
 def text(key: str, lang: Lang, **fields: object) -> str:
-    return _TEMPLATES[key][lang].format(**fields)
+    """Message ``key`` in ``lang``, its fields filled in (fields the template does not use are ignored)."""
+    return TEMPLATES[key][lang].format(**fields)
+
+
+def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:
+    """The non-empty ``parts`` strung together by the join message ``key`` (``join_sentences``,
+    ``join_list``); nothing when there are none."""
+    joined = ""
+    for part in parts:
+        if part:
+            joined = text(key, lang, first=joined, then=part) if joined else part
+    return joined
 
 
 def number_text(value: float) -> str:
