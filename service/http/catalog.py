@@ -11,8 +11,16 @@ from litestar.params import FromPath, QueryParameter
 from schemas.api import GpuList, OfferHistory, OfferPage, VendorList
 from schemas.offer import Offer, PricingKind
 from service.http.problems import problem_responses
+from service.names import QUERY_PARAMETERS
 from service.services import Services
-from service.services.offers import OfferFilter, find_offer, list_offers, vendor_freshness
+from service.services.offers import (
+    OFFER_PAGE_DEFAULT,
+    OFFER_PAGE_MAX,
+    OfferFilter,
+    find_offer,
+    list_offers,
+    vendor_freshness,
+)
 
 __all__ = ["CatalogController"]
 
@@ -39,13 +47,21 @@ class CatalogController(Controller):
         region: Annotated[list[str] | None, QueryParameter(description="Region, e.g. jiangsu")] = None,
         vendor: Annotated[list[str] | None, QueryParameter(description="Vendor id")] = None,
         pricing: Annotated[list[PricingKind] | None, QueryParameter(description="Pricing model")] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=1000, description="Page size")] = 100,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=OFFER_PAGE_MAX, description="Page size")
+        ] = OFFER_PAGE_DEFAULT,
         offset: Annotated[int, QueryParameter(ge=0, description="Items to skip")] = 0,
     ) -> OfferPage:
         snapshot = await services.snapshots.current()
         query = OfferFilter(gpus=gpu or (), regions=region or (), vendors=vendor or (), pricing=pricing or ())
         return list_offers(
-            snapshot, query, catalog=services.catalog, vendors=services.vendors, limit=limit, offset=offset
+            snapshot,
+            query,
+            catalog=services.catalog,
+            vendors=services.vendors,
+            fields=QUERY_PARAMETERS,
+            limit=limit,
+            offset=offset,
         )
 
     @get(

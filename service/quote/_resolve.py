@@ -1,8 +1,8 @@
 """Request checks that need the catalog or the snapshot, and the request reduced to what the engine uses.
 
-Decoding already rejected malformed fields; here names are resolved: a GPU is accepted by canonical id or
-any spelling the catalog's normalizer places (``"RTX 4090"`` → ``rtx4090``); a region or vendor must be
-one the service knows. A wrong name raises ``InvalidRequest`` naming the field and listing valid values.
+Decoding already rejected malformed fields; here names are resolved by the service's one name resolver
+(``service.names``: its case rule, its known names, its messages), with errors naming the body's fields
+(``gpus``, ``regions``, ``vendors``, ``workload.reference_gpu``).
 """
 
 from __future__ import annotations
@@ -10,17 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from adapters.gpus import GpuCatalog, UnknownGpuName
+from adapters.gpus import GpuCatalog
 from schemas.offer import PricingKind
 from schemas.quote import QuoteRequest, Task
-from service.errors import InvalidRequest
+from schemas.vendor import VendorStatus
+from service.names import BODY_FIELDS, KnownNames, NameQuery, resolve_gpu, resolve_names
 from service.quote._memory import memory_needed_gb
 from service.quote._scaling import ScalingCurve, curve_from_override
 from service.quote._tables import OfferTables
 
-__all__ = ["KNOWN_REGIONS", "ResolvedRequest", "resolve_gpu", "resolve_request"]
-
-KNOWN_REGIONS = frozenset({"shenzhen", "jiangsu"})
+__all__ = ["ResolvedRequest", "resolve_gpu", "resolve_request"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,50 +37,36 @@ class ResolvedRequest:
     memory_check_incomplete: bool
 
 
-def resolve_gpu(name: str, catalog: GpuCatalog, *, field: str) -> str:
-    """The canonical id for ``name``, or ``InvalidRequest`` listing the catalog's ids."""
-    lowered = name.strip().lower()
-    if lowered in catalog:
-        return lowered
-    try:
-        return catalog.normalize(name)
-    except UnknownGpuName:
-        valid = ", ".join(sorted(catalog.models))
-        raise InvalidRequest(field, f"unknown GPU {name!r}; valid: {valid}") from None
-
-
-def _names(values: list[str] | None, known: Iterable[str], *, field: str, what: str) -> frozenset[str] | None:
-    if not values:
-        return None
-    valid = frozenset(known)
-    chosen = frozenset(value.strip().lower() for value in values)
-    unknown = sorted(chosen - valid)
-    if unknown:
-        raise InvalidRequest(field, f"unknown {what} {unknown[0]!r}; valid: {', '.join(sorted(valid))}")
-    return chosen
-
-
 def resolve_request(
     request: QuoteRequest,
     tables: OfferTables,
     vendor_ids: Iterable[str],
     catalog: GpuCatalog,
     bytes_per_param: Mapping[Task, float],
+    *,
+    known: KnownNames | None = None,
 ) -> ResolvedRequest:
+    """The request with its names resolved and its limits prepared.
+
+    ``known`` is where valid regions and vendors come from (``service.names.KnownNames``: the configured
+    vendors, the stored statuses and the snapshot's offers). Left out, it is the snapshot's part of that:
+    ``vendor_ids`` and the offers in ``tables``.
+    """
+    if known is None:
+        known = KnownNames(
+            statuses=[VendorStatus(vendor=vendor) for vendor in vendor_ids], offers=tables.offers
+        )
     workload = request.workload
     reference_gpu = (
         resolve_gpu(workload.reference_gpu, catalog, field="workload.reference_gpu")
         if workload.reference_gpu is not None
         else None
     )
-    gpus = (
-        frozenset(resolve_gpu(name, catalog, field="gpus") for name in request.gpus) if request.gpus else None
-    )
-    regions = _names(
-        request.regions, KNOWN_REGIONS | set(tables.region_names), field="regions", what="region"
-    )
-    vendors = _names(
-        request.vendors, set(vendor_ids) | set(tables.vendor_names), field="vendors", what="vendor"
+    names = resolve_names(
+        NameQuery(gpus=request.gpus or (), regions=request.regions or (), vendors=request.vendors or ()),
+        known=known,
+        catalog=catalog,
+        fields=BODY_FIELDS,
     )
     card_counts = tuple(sorted(set(request.card_counts)))
     memory_needed = (
@@ -94,9 +79,9 @@ def resolve_request(
         card_counts=card_counts,
         evaluated_counts=tuple(sorted({1, *card_counts})),
         reference_gpu=reference_gpu,
-        gpus=gpus,
-        regions=regions,
-        vendors=vendors,
+        gpus=names.gpus,
+        regions=names.regions,
+        vendors=names.vendors,
         pricing=frozenset(request.pricing) if request.pricing else None,
         curve=curve_from_override(request.scaling),
         memory_needed_gb=memory_needed,

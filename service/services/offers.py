@@ -2,52 +2,50 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 import msgspec
 
-from adapters import GpuCatalog, UnknownGpuName
+from adapters import GpuCatalog
 from schemas.api import OfferPage, VendorList
 from schemas.offer import Offer, PricingKind, pricing_kind
 from schemas.vendor import VendorConfig, VendorStatus
-from service.errors import InvalidRequest, NotFound
+from service.errors import NotFound
+from service.names import FieldNames, KnownNames, NameQuery, resolve_names
 from service.quote import Snapshot
 
-__all__ = ["OfferFilter", "find_offer", "list_offers", "vendor_freshness"]
+__all__ = [
+    "OFFER_PAGE_DEFAULT",
+    "OFFER_PAGE_MAX",
+    "OfferFilter",
+    "find_offer",
+    "known_names",
+    "list_offers",
+    "vendor_freshness",
+]
+
+
+# One page size for every surface that lists offers (``GET /offers``, the ``list_offers`` tool).
+OFFER_PAGE_DEFAULT = 100
+OFFER_PAGE_MAX = 1000
 
 
 @dataclass(frozen=True, slots=True)
 class OfferFilter:
+    """Which offers to list; each filter is an any-of list of names as the caller wrote them."""
+
     gpus: Sequence[str] = ()
     regions: Sequence[str] = ()
+    cities: Sequence[str] = ()
     vendors: Sequence[str] = ()
     pricing: Sequence[PricingKind] = ()
 
 
-def _canonical_gpus(names: Sequence[str], catalog: GpuCatalog) -> set[str]:
-    canonical: set[str] = set()
-    for name in names:
-        try:
-            canonical.add(catalog.normalize(name))
-        except UnknownGpuName as error:
-            valid = ", ".join(sorted(catalog.models))
-            raise InvalidRequest("gpu", f"{error.reason}; valid: {valid}") from None
-    return canonical
-
-
-def _checked(field: str, values: Sequence[str], known: Callable[[], set[str]]) -> set[str]:
-    """The values asked for, each of which must be known; ``known`` is only worked out when needed."""
-    if not values:
-        return set()
-    valid = sorted(known())
-    unknown = sorted(set(values) - set(valid))
-    if unknown:
-        raise InvalidRequest(
-            field, f"unknown {field} {', '.join(map(repr, unknown))}; valid: {', '.join(valid)}"
-        )
-    return set(values)
+def known_names(snapshot: Snapshot, vendors: Sequence[VendorConfig]) -> KnownNames:
+    """The names filters may use: the configured vendors, the stored statuses, the snapshot's offers."""
+    return KnownNames(vendors=vendors, statuses=snapshot.statuses.values(), offers=snapshot.offers)
 
 
 def list_offers(
@@ -56,28 +54,26 @@ def list_offers(
     *,
     catalog: GpuCatalog,
     vendors: Sequence[VendorConfig],
+    fields: FieldNames,
     limit: int,
     offset: int,
 ) -> OfferPage:
-    """One page of the snapshot's offers matching every given filter (each filter is an any-of list)."""
-    gpus = _canonical_gpus(query.gpus, catalog)
-    regions = _checked(
-        "region", query.regions, lambda: {v.region for v in vendors} | {o.region for o in snapshot.offers}
-    )
-    vendor_ids = _checked(
-        "vendor", query.vendors, lambda: {v.id for v in vendors} | {o.vendor for o in snapshot.offers}
+    """One page of the snapshot's offers matching every given filter (each filter is an any-of list).
+
+    Names resolve by ``service.names``; ``fields`` are the caller's names for the filters, for errors.
+    """
+    names = resolve_names(
+        NameQuery(gpus=query.gpus, regions=query.regions, cities=query.cities, vendors=query.vendors),
+        known=known_names(snapshot, vendors),
+        catalog=catalog,
+        fields=fields,
     )
     kinds = set(query.pricing)
-
-    def matches(offer: Offer) -> bool:
-        return (
-            (not gpus or offer.gpu in gpus)
-            and (not regions or offer.region in regions)
-            and (not vendor_ids or offer.vendor in vendor_ids)
-            and (not kinds or pricing_kind(offer.pricing) in kinds)
-        )
-
-    selected = [offer for offer in snapshot.offers if matches(offer)]
+    selected = [
+        offer
+        for offer in snapshot.offers
+        if names.admits(offer) and (not kinds or pricing_kind(offer.pricing) in kinds)
+    ]
     return OfferPage(
         items=selected[offset : offset + limit],
         total=len(selected),
@@ -101,9 +97,15 @@ def _is_stale(status: VendorStatus, now: datetime, max_age_s: float) -> bool:
 
 
 def vendor_freshness(
-    snapshot: Snapshot, vendors: Sequence[VendorConfig], *, now: datetime, max_age_s: float
+    snapshot: Snapshot,
+    vendors: Sequence[VendorConfig],
+    *,
+    now: datetime,
+    max_age_s: float,
+    only: frozenset[str] | None = None,
 ) -> VendorList:
-    """Every configured or stored vendor's status, with ``stale`` derived from the price max age."""
+    """Every configured or stored vendor's status (or those in ``only``, canonical ids), with ``stale``
+    derived from the price max age."""
     statuses = dict(snapshot.statuses)
     for vendor in vendors:
         statuses.setdefault(
@@ -112,6 +114,7 @@ def vendor_freshness(
         )
     listed = [
         msgspec.structs.replace(status, stale=_is_stale(status, now, max_age_s))
-        for _, status in sorted(statuses.items())
+        for vendor_id, status in sorted(statuses.items())
+        if only is None or vendor_id in only
     ]
     return VendorList(vendors=listed, price_max_age_s=max_age_s)

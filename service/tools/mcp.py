@@ -29,9 +29,10 @@ from mcp.shared.exceptions import MCPError
 from schemas.api import OfferPage, VendorList
 from schemas.quote import QuoteRequest, QuoteResponse
 from service import VERSION
-from service.errors import GpuquoteError, InvalidRequest
+from service.errors import GpuquoteError
+from service.names import BODY_FIELDS, NameQuery, resolve_names
 from service.services import AppServices, build_services
-from service.services.offers import OfferFilter, list_offers, vendor_freshness
+from service.services.offers import OfferFilter, known_names, list_offers, vendor_freshness
 from service.settings import Settings
 from service.store.base import StoreUnavailable
 from service.tools.schema import ListOffersArgs, VendorStatusArgs, operation_description, tool_schema
@@ -62,6 +63,7 @@ async def _list_offers(services: AppServices, args: ListOffersArgs) -> OfferPage
         query,
         catalog=services.catalog,
         vendors=services.vendors,
+        fields=BODY_FIELDS,  # the tool's arguments are named as the quote body's fields
         limit=args.limit,
         offset=args.offset,
     )
@@ -69,19 +71,19 @@ async def _list_offers(services: AppServices, args: ListOffersArgs) -> OfferPage
 
 async def _vendor_status(services: AppServices, args: VendorStatusArgs) -> VendorList:
     snapshot = await services.snapshots.current()
-    listed = vendor_freshness(
-        snapshot, services.vendors, now=datetime.now(UTC), max_age_s=services.settings.price_max_age_s
+    wanted = resolve_names(
+        NameQuery(vendors=args.vendors or ()),
+        known=known_names(snapshot, services.vendors),
+        catalog=services.catalog,
+        fields=BODY_FIELDS,
+    ).vendors
+    return vendor_freshness(
+        snapshot,
+        services.vendors,
+        now=datetime.now(UTC),
+        max_age_s=services.settings.price_max_age_s,
+        only=wanted,
     )
-    if not args.vendors:
-        return listed
-    known = [status.vendor for status in listed.vendors]
-    unknown = sorted(set(args.vendors) - set(known))
-    if unknown:
-        raise InvalidRequest(
-            "vendors", f"unknown vendor {', '.join(map(repr, unknown))}; valid: {', '.join(known)}"
-        )
-    wanted = set(args.vendors)
-    return msgspec.structs.replace(listed, vendors=[s for s in listed.vendors if s.vendor in wanted])
 
 
 @dataclass(frozen=True, slots=True)

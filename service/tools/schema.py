@@ -22,6 +22,7 @@ import msgspec
 from adapters import DEFAULT_GPU_CATALOG
 from schemas.offer import PricingKind
 from schemas.quote import FilterList, QuoteRequest
+from service.services.offers import OFFER_PAGE_DEFAULT, OFFER_PAGE_MAX
 
 __all__ = [
     "FIELD_NOTES",
@@ -45,7 +46,7 @@ class ListOffersArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_f
     regions: FilterList | None = None
     vendors: FilterList | None = None
     pricing: Annotated[list[PricingKind], msgspec.Meta(max_length=4)] | None = None
-    limit: Annotated[int, msgspec.Meta(ge=1, le=200)] = 50
+    limit: Annotated[int, msgspec.Meta(ge=1, le=OFFER_PAGE_MAX)] = OFFER_PAGE_DEFAULT
     offset: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 

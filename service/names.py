@@ -1,0 +1,213 @@
+"""One resolver for the names callers filter offers by: GPUs, regions, cities and vendors.
+
+``GET /offers``, ``POST /quote`` (and the ``quote`` tool, which decodes the same body) and the
+``list_offers`` and ``vendor_status`` tools all resolve their filters here, so a name one surface accepts
+every surface accepts, meaning the same offers, and a name one refuses every one refuses with the same
+reason. The rules:
+
+- **Case and spaces.** Names match case-insensitively, surrounding spaces ignored: ``" Jiangsu "`` is
+  ``jiangsu``, ``JS-SUZHOU-REF`` is ``js-suzhou-ref``. Places may also be written in Chinese (``江苏``,
+  ``苏州市``). What comes back is always the canonical id, spelled as the data spells it.
+- **GPUs** come from the GPU catalog: a canonical id, or any vendor spelling its normalizer places
+  (``"RTX 4090"`` → ``rtx4090``). A name that fits several models is ambiguous, and the reason names them
+  (``a100``: ``a100-80g`` (80 GB) or ``a100-40g`` (40 GB)); a name that fits none lists the catalog's ids.
+- **Regions, cities and vendors** come from one source, ``KnownNames``: the configured vendors, the
+  vendors the store holds a status for, and the snapshot's offers. An unknown name lists the valid ones.
+  While none of a kind is known (nothing configured, nothing loaded) names are taken as written, so the
+  answer is an empty result saying nothing is loaded rather than a refusal.
+- **Field names.** An error names the field the way the caller wrote it on that surface: the query
+  parameter on ``GET /offers`` (``gpu``, ``region``, ``city``, ``vendor``: ``QUERY_PARAMETERS``); the body
+  field on ``POST /quote`` and the tool argument in MCP, which are the same plural names (``gpus``,
+  ``regions``, ``cities``, ``vendors``: ``BODY_FIELDS``). Each caller passes its own ``FieldNames``.
+
+Every refusal is an ``InvalidRequest`` (422) carrying that field name.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from adapters.gpus import GpuCatalog, UnknownGpuName
+from schemas.offer import Offer
+from schemas.vendor import VendorConfig, VendorStatus
+from service.errors import InvalidRequest
+
+__all__ = [
+    "BODY_FIELDS",
+    "PLACE_ALIASES",
+    "QUERY_PARAMETERS",
+    "FieldNames",
+    "KnownNames",
+    "NameQuery",
+    "ResolvedNames",
+    "resolve_gpu",
+    "resolve_names",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldNames:
+    """What each filter is called on one surface, for the field an error names."""
+
+    gpus: str
+    regions: str
+    cities: str
+    vendors: str
+
+
+QUERY_PARAMETERS = FieldNames(gpus="gpu", regions="region", cities="city", vendors="vendor")
+BODY_FIELDS = FieldNames(gpus="gpus", regions="regions", cities="cities", vendors="vendors")
+
+# Chinese place names (a trailing 省 or 市 is ignored) → the ids vendors files use. An alias only ever
+# resolves to a name that is otherwise known; it adds spellings, not places.
+PLACE_ALIASES: Mapping[str, str] = {
+    "江苏": "jiangsu",
+    "广东": "guangdong",
+    "深圳": "shenzhen",
+    "苏州": "suzhou",
+    "南京": "nanjing",
+    "无锡": "wuxi",
+    "常州": "changzhou",
+    "南通": "nantong",
+    "广州": "guangzhou",
+    "东莞": "dongguan",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NameQuery:
+    """Names as a caller sent them; each is an any-of list, empty for no filter."""
+
+    gpus: Sequence[str] = ()
+    regions: Sequence[str] = ()
+    cities: Sequence[str] = ()
+    vendors: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedNames:
+    """Canonical ids per filter; ``None`` where the caller gave no filter."""
+
+    gpus: frozenset[str] | None = None
+    regions: frozenset[str] | None = None
+    cities: frozenset[str] | None = None
+    vendors: frozenset[str] | None = None
+
+    def admits(self, offer: Offer) -> bool:
+        """Whether ``offer`` passes every given filter."""
+        return (
+            (self.gpus is None or offer.gpu in self.gpus)
+            and (self.regions is None or offer.region in self.regions)
+            and (self.cities is None or offer.city in self.cities)
+            and (self.vendors is None or offer.vendor in self.vendors)
+        )
+
+
+class KnownNames:
+    """The region, city and vendor names the service knows: the configured vendors, the vendors the store
+    holds a status for, and the snapshot's offers.
+
+    Each kind is worked out the first time a filter of that kind asks, since it scans the offers.
+    """
+
+    def __init__(
+        self,
+        *,
+        vendors: Iterable[VendorConfig] = (),
+        statuses: Iterable[VendorStatus] = (),
+        offers: Sequence[Offer] = (),
+    ) -> None:
+        self._places = (
+            *((vendor.id, vendor.region, vendor.city) for vendor in vendors),
+            *((status.vendor, status.region, status.city) for status in statuses),
+        )
+        self._offers = offers
+
+    def _collect(self, position: int, of_offer: Callable[[Offer], str]) -> frozenset[str]:
+        names = {place[position] for place in self._places} | {of_offer(offer) for offer in self._offers}
+        names.discard("")  # a status written before its vendor's region or city was known
+        return frozenset(names)
+
+    @functools.cached_property
+    def vendors(self) -> frozenset[str]:
+        return self._collect(0, lambda offer: offer.vendor)
+
+    @functools.cached_property
+    def regions(self) -> frozenset[str]:
+        return self._collect(1, lambda offer: offer.region)
+
+    @functools.cached_property
+    def cities(self) -> frozenset[str]:
+        return self._collect(2, lambda offer: offer.city)
+
+
+def _key(name: str) -> str:
+    return name.strip().casefold()
+
+
+def _candidates(name: str, catalog: GpuCatalog) -> list[str]:
+    """The catalog models ``name`` could mean once a memory size is added to it, in catalog order."""
+    found: set[str] = set()
+    for memory_gb in sorted({model.memory_gb for model in catalog.models.values()}):
+        try:
+            found.add(catalog.normalize(f"{name} {memory_gb}GB"))
+        except UnknownGpuName:
+            continue
+    return [gpu_id for gpu_id in catalog.models if gpu_id in found]
+
+
+def resolve_gpu(name: str, catalog: GpuCatalog, *, field: str) -> str:
+    """The canonical id for the GPU ``name``; ``InvalidRequest`` on ``field`` when it is not exactly one."""
+    try:
+        return catalog.normalize(name)
+    except UnknownGpuName as error:
+        candidates = _candidates(name, catalog)
+        if len(candidates) > 1:
+            models = " or ".join(f"{gpu_id} ({catalog.get(gpu_id).memory_gb} GB)" for gpu_id in candidates)
+            raise InvalidRequest(field, f"ambiguous GPU {name!r}: could be {models}") from None
+        valid = ", ".join(sorted(catalog.models))
+        raise InvalidRequest(field, f"unknown GPU {name!r}: {error.reason}; valid: {valid}") from None
+
+
+def _place_key(name: str) -> str:
+    key = _key(name)
+    return PLACE_ALIASES.get(key.removesuffix("省").removesuffix("市"), key)
+
+
+def _resolve_known(
+    values: Sequence[str], known: Callable[[], frozenset[str]], *, field: str, what: str
+) -> frozenset[str] | None:
+    if not values:
+        return None
+    valid = sorted(known())
+    if not valid:
+        # Nothing configured or loaded yet: no name can be judged, and an empty answer says why.
+        return frozenset(_place_key(value) for value in values)
+    by_key = {_key(name): name for name in reversed(valid)}  # the first spelling wins a case clash
+    chosen: set[str] = set()
+    unknown: list[str] = []
+    for value in values:
+        canonical = by_key.get(_key(value)) or by_key.get(_place_key(value))
+        if canonical is None:
+            unknown.append(value)
+        else:
+            chosen.add(canonical)
+    if unknown:
+        listed = ", ".join(map(repr, dict.fromkeys(unknown)))
+        raise InvalidRequest(field, f"unknown {what} {listed}; valid: {', '.join(valid)}")
+    return frozenset(chosen)
+
+
+def resolve_names(
+    query: NameQuery, *, known: KnownNames, catalog: GpuCatalog, fields: FieldNames
+) -> ResolvedNames:
+    """Each filter's names as canonical ids, or ``InvalidRequest`` naming the surface's field."""
+    gpus = frozenset(resolve_gpu(name, catalog, field=fields.gpus) for name in query.gpus)
+    return ResolvedNames(
+        gpus=gpus or None,
+        regions=_resolve_known(query.regions, lambda: known.regions, field=fields.regions, what="region"),
+        cities=_resolve_known(query.cities, lambda: known.cities, field=fields.cities, what="city"),
+        vendors=_resolve_known(query.vendors, lambda: known.vendors, field=fields.vendors, what="vendor"),
+    )
