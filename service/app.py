@@ -11,9 +11,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin, SwaggerRenderPlugin
 from litestar.plugins.problem_details import ProblemDetailsPlugin
-from litestar.plugins.prometheus import PrometheusConfig
 from litestar.stores.base import Store
 from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
@@ -22,13 +20,14 @@ from redis.asyncio import Redis
 from service import VERSION
 from service.http.admin import AdminController
 from service.http.catalog import CatalogController
+from service.http.docs import DOCS_PATH, SwaggerUIPlugin, docs_router
 from service.http.explorer import explorer_router
 from service.http.health import HealthController
 from service.http.limits import RATE_LIMIT_STORE, cors_config, rate_limit_config
 from service.http.metrics import MetricsController
 from service.http.problems import problem_details_config
 from service.http.quote import QuoteController
-from service.logs import RequestIdMiddleware
+from service.http.requests import RequestMiddleware
 from service.services import AppServices, build_services
 from service.settings import Settings
 from service.store.redis import RedisClient, connect_redis
@@ -50,11 +49,8 @@ def _rate_limit_store(settings: Settings) -> tuple[Store, RedisClient | None]:
     return store, client
 
 
-def _middleware(settings: Settings) -> list[DefineMiddleware | type[RequestIdMiddleware]]:
-    middleware: list[DefineMiddleware | type[RequestIdMiddleware]] = [
-        RequestIdMiddleware,
-        PrometheusConfig(app_name="gpuquote", prefix="gpuquote", group_path=True).middleware,
-    ]
+def _middleware(settings: Settings) -> list[DefineMiddleware | type[RequestMiddleware]]:
+    middleware: list[DefineMiddleware | type[RequestMiddleware]] = [RequestMiddleware]
     if (limits := rate_limit_config(settings)) is not None:
         middleware.append(limits.middleware)
     return middleware
@@ -92,14 +88,16 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
         stores={RATE_LIMIT_STORE: rate_limit_store},
         cors_config=cors_config(resolved_settings),
         request_max_body_size=resolved_settings.max_body_bytes,
+        logging_config=None,  # logging is configured once, by `gpuquote serve` (service.logs), not per app
         openapi_config=OpenAPIConfig(
             title="gpuquote",
             version=VERSION,
             description="GPU-rental prices from vendors in Shenzhen and Jiangsu, normalized, and ranked "
             "total-cost quotes for a job: which vendor, GPU, card count and billing model, what it costs "
             "and how long it takes.",
-            path="/schema",
-            render_plugins=[ScalarRenderPlugin(), SwaggerRenderPlugin(path="/swagger")],
+            path=DOCS_PATH,
+            openapi_router=docs_router(),
+            render_plugins=[SwaggerUIPlugin()],
         ),
         debug=False,
     )

@@ -1,7 +1,13 @@
-"""Structured JSON logs, each line carrying the id of the request it belongs to.
+"""Structured logs: one JSON object per line on stderr, carrying the id of the request that caused it.
 
-The id comes from the caller's ``X-Request-ID`` (when it is a sane token) or is made here, and is echoed
-back in the response so a caller can quote it when reporting a problem.
+The request id lives in ``request_id_var`` (set by ``service.http.requests.RequestMiddleware``), and the
+formatter reads it when a record is emitted. A traceback is a field of its line (``error``), never extra
+lines, so every line parses on its own.
+
+Writing is off the event loop: records are formatted where they are logged (cheap, and the request id is
+still in context there) and put on a queue; a listener thread writes them to stderr, so a slow or blocked
+stderr pipe delays log lines, never requests. The listener starts when the configuration is applied and
+is stopped, flushing what is queued, when logging shuts down at process exit.
 """
 
 from __future__ import annotations
@@ -9,81 +15,97 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-import re
-import uuid
+import logging.config
+import logging.handlers
+import queue
+import sys
 from datetime import UTC, datetime
 from typing import Any
 
-from litestar.datastructures import MutableScopeHeaders
-from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
-
-__all__ = ["JsonFormatter", "RequestIdMiddleware", "configure_logging", "uvicorn_log_config"]
+__all__ = [
+    "JsonFormatter",
+    "QueueToStderrHandler",
+    "configure_logging",
+    "log_config",
+    "request_id_var",
+]
 
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
-_SANE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
-_HEADER = b"x-request-id"
+
+# Attributes every LogRecord has; anything else on a record came from ``extra=`` and becomes a field
+# (except uvicorn's terminal-coloured copy of its message).
+_RECORD_ATTRIBUTES = frozenset(
+    vars(logging.LogRecord("", logging.INFO, "", 0, "", None, None)).keys()
+    | {"message", "asctime", "color_message"}
+)
 
 
 class JsonFormatter(logging.Formatter):
+    """``time``, ``level``, ``logger``, ``message``, ``request_id`` when in a request, ``extra=`` fields,
+    and ``error`` (the formatted traceback) when the record carries an exception."""
+
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(),
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
         }
         if (request_id := request_id_var.get()) is not None:
             entry["request_id"] = request_id
+        for key, value in vars(record).items():
+            if key not in _RECORD_ATTRIBUTES and not key.startswith("_"):
+                entry[key] = value
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
 
 
-def configure_logging(level: str = "INFO") -> None:
-    handler = logging.StreamHandler()
-    handler.setFormatter(JsonFormatter())
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
+class _AlreadyFormatted(logging.Formatter):
+    """The queue carries finished lines (``QueueHandler.prepare`` put the JSON in ``msg``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return str(record.msg)
 
 
-def uvicorn_log_config(level: str = "INFO") -> dict[str, Any]:
-    """uvicorn's loggers through the same JSON formatter."""
+class QueueToStderrHandler(logging.handlers.QueueHandler):
+    """Formats each record as JSON and queues it; a ``QueueListener`` thread writes the lines to stderr."""
+
+    def __init__(self) -> None:
+        lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+        super().__init__(lines)
+        self.setFormatter(JsonFormatter())
+        stderr = logging.StreamHandler(sys.stderr)
+        stderr.setFormatter(_AlreadyFormatted())
+        self._listener: logging.handlers.QueueListener | None = logging.handlers.QueueListener(lines, stderr)
+        self._listener.start()
+
+    def close(self) -> None:
+        # logging.shutdown (at exit) and a later dictConfig both close handlers: drain the queue once.
+        if self._listener is not None:
+            self._listener.stop()
+            self._listener = None
+        super().close()
+
+
+def log_config(level: str = "INFO") -> dict[str, Any]:
+    """A ``logging.config.dictConfig`` document: every logger, uvicorn's included, through one JSON queue.
+
+    ``gpuquote serve`` hands it to uvicorn, which applies it in each worker process.
+    """
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": JsonFormatter}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json"}},
-        "root": {"handlers": ["stderr"], "level": level.upper()},
+        "handlers": {"json": {"()": QueueToStderrHandler}},
+        "root": {"handlers": ["json"], "level": level.upper()},
         "loggers": {
-            "uvicorn": {"handlers": [], "propagate": True},
-            "uvicorn.access": {"handlers": [], "propagate": True},
-            "uvicorn.error": {"handlers": [], "propagate": True},
+            name: {"handlers": [], "propagate": True}
+            for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "litestar")
         },
     }
 
 
-class RequestIdMiddleware:
-    """Pure ASGI middleware: binds a request id for the logs and returns it as ``X-Request-ID``."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != ScopeType.HTTP:
-            await self.app(scope, receive, send)
-            return
-        presented = dict(scope["headers"]).get(_HEADER, b"").decode("latin-1")
-        request_id = presented if _SANE_REQUEST_ID.match(presented) else uuid.uuid4().hex
-        token = request_id_var.set(request_id)
-
-        async def send_with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                MutableScopeHeaders.from_message(message)["X-Request-ID"] = request_id
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_with_id)
-        finally:
-            request_id_var.reset(token)
+def configure_logging(level: str = "INFO") -> None:
+    logging.config.dictConfig(log_config(level))

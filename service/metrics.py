@@ -1,4 +1,4 @@
-"""Prometheus metrics beyond the per-route request histograms the Litestar plugin records.
+"""This process's Prometheus metrics, exposed at ``GET /metrics``.
 
 Defined once per process (the client library's registry is global); the app and the refresh pipeline
 report into them through the small functions below.
@@ -12,11 +12,19 @@ from schemas.api import VendorRefresh
 
 __all__ = [
     "QUOTES_SERVED",
+    "REQUESTS",
+    "REQUEST_DURATION",
     "STORE_ERRORS",
     "record_refresh",
     "record_snapshot",
 ]
 
+# Recorded by service.http.requests.RequestMiddleware; ``path`` is the route template, never the raw path.
+_REQUEST_LABELS = ("method", "path", "status_code")
+REQUESTS = Counter("gpuquote_requests_total", "HTTP requests answered", _REQUEST_LABELS)
+REQUEST_DURATION = Histogram(
+    "gpuquote_request_duration_seconds", "Time to answer an HTTP request", _REQUEST_LABELS
+)
 QUOTES_SERVED = Counter("gpuquote_quotes_total", "Quotes answered by POST /quote", ["outcome"])
 REFRESH_DURATION = Histogram(
     "gpuquote_refresh_duration_seconds",
@@ -34,6 +42,12 @@ OLDEST_PRICE = Gauge(
     "gpuquote_snapshot_oldest_price_timestamp_seconds", "Fetch time of the oldest price in the snapshot"
 )
 STORE_ERRORS = Counter("gpuquote_store_errors_total", "Price store calls that failed", ["operation"])
+STORE_FAULTS = Counter(
+    "gpuquote_store_faults_total", "Store values skipped because they did not decode, by key kind", ["kind"]
+)
+RATE_LIMIT_FALLBACKS = Counter(
+    "gpuquote_rate_limit_local_total", "Rate-limit checks counted in-process because the store failed"
+)
 
 
 def record_refresh(outcome: VendorRefresh) -> None:

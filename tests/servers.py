@@ -25,21 +25,30 @@ GPUQUOTE = str(Path(sys.executable).with_name("gpuquote"))
 
 
 @contextmanager
-def gpuquote_server(env: Mapping[str, str], *, startup_timeout_s: float = 30.0) -> Iterator[str]:
-    """``gpuquote serve`` in its own process; yields its base URL once ``/health`` answers."""
+def gpuquote_server(
+    env: Mapping[str, str], *, startup_timeout_s: float = 30.0, log_file: Path | None = None
+) -> Iterator[str]:
+    """``gpuquote serve`` in its own process; yields its base URL once ``/health`` answers.
+
+    With ``log_file``, the server's log (its stderr) is written there, complete once the block exits.
+    """
     port = free_port()
+    log = log_file.open("wb") if log_file is not None else None
     process = subprocess.Popen(
         [GPUQUOTE, "serve", "--host", "127.0.0.1", "--port", str(port)],
         env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log if log is not None else subprocess.PIPE,
     )
     base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + startup_timeout_s
         while True:
             if process.poll() is not None:
-                stderr = process.stderr.read().decode() if process.stderr else ""
+                if log_file is not None:
+                    stderr = log_file.read_text(encoding="utf-8", errors="replace")
+                else:
+                    stderr = process.stderr.read().decode() if process.stderr else ""
                 raise RuntimeError(f"gpuquote serve exited with {process.returncode}: {stderr[-2000:]}")
             try:
                 if httpx.get(base_url + "/health", timeout=1.0).status_code == 200:
@@ -59,6 +68,8 @@ def gpuquote_server(env: Mapping[str, str], *, startup_timeout_s: float = 30.0) 
             process.wait(timeout=10)
         if process.stderr:
             process.stderr.close()
+        if log is not None:
+            log.close()
 
 
 class PrivateRedis:

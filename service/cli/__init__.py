@@ -16,7 +16,7 @@ from schemas.api import RefreshReport, VendorRefresh
 from service.app import create_app
 from service.cli.quote import add_quote_parser, run_quote_command
 from service.errors import GpuquoteError, RefreshBusy
-from service.logs import configure_logging, uvicorn_log_config
+from service.logs import configure_logging, log_config
 from service.services import build_services
 from service.settings import Settings, SettingsError
 from service.store.base import StoreUnavailable
@@ -43,7 +43,9 @@ def _serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         workers=args.workers,
-        log_config=uvicorn_log_config(settings.log_level),
+        # JSON lines through a queue, applied in every worker; the app writes the access line itself.
+        log_config=log_config(settings.log_level),
+        access_log=False,
         proxy_headers=True,
     )
     return 0

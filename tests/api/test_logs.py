@@ -1,0 +1,133 @@
+"""``gpuquote serve`` logs JSON lines: one per event, each request's lines carrying its id, no credentials."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from service.http.requests import redact_query
+from service.logs import JsonFormatter, request_id_var
+from tests.servers import FeedServer, gpuquote_server, write_vendors_file
+
+ADMIN_KEY = "log-test-admin-key-0123456789"
+SECRETS = ("s3cr3t-api-key", "s3cr3t-access-token", "s3cr3t-key")
+
+
+@pytest.fixture
+def feeds() -> Iterator[FeedServer]:
+    server = FeedServer()
+    yield server
+    server.close()
+
+
+def _lines(log_file: Path) -> list[dict[str, Any]]:
+    text = log_file.read_text(encoding="utf-8")
+    assert text.endswith("\n")
+    return [json.loads(line) for line in text.splitlines()]  # every line, or the test fails
+
+
+def _access_line(lines: list[dict[str, Any]], request_id: str) -> dict[str, Any]:
+    found = [
+        line for line in lines if line["logger"] == "gpuquote.access" and line.get("request_id") == request_id
+    ]
+    assert len(found) == 1, f"one access line for {request_id}: {found}"
+    return found[0]
+
+
+@pytest.mark.slow
+def test_serve_logs_json_lines_with_request_ids_and_no_credentials(tmp_path: Path, feeds: FeedServer) -> None:
+    # The vendor's feed is missing, so a refresh fails and logs a warning while handling the request.
+    vendors_file = write_vendors_file(tmp_path, feeds.base_url, ["js-log-test"], timeout_s=5)
+    env = {"GPUQUOTE_VENDORS_FILE": str(vendors_file), "GPUQUOTE_ADMIN_API_KEYS": ADMIN_KEY}
+    log_file = tmp_path / "serve.log"
+    with gpuquote_server(env, log_file=log_file) as base_url:
+        health = httpx.get(base_url + "/health", headers={"X-Request-ID": "trace-health.1"})
+        offers = httpx.get(
+            base_url + "/offers",
+            params={"gpu": "rtx4090", "api_key": SECRETS[0], "access_token": SECRETS[1], "key": SECRETS[2]},
+        )
+        refresh = httpx.post(
+            base_url + "/admin/refresh",
+            headers={"X-API-Key": ADMIN_KEY, "X-Request-ID": "trace-refresh-1"},
+            timeout=30,
+        )
+    assert health.headers["X-Request-ID"] == "trace-health.1"
+    assert refresh.status_code == 200
+    assert refresh.json()["vendors"][0]["ok"] is False
+
+    lines = _lines(log_file)
+    raw = log_file.read_text(encoding="utf-8")
+    for secret in SECRETS:
+        assert secret not in raw
+
+    health_line = _access_line(lines, "trace-health.1")
+    assert (health_line["method"], health_line["path"], health_line["status"]) == ("GET", "/health", 200)
+    assert health_line["duration_ms"] >= 0
+
+    offers_line = _access_line(lines, offers.headers["X-Request-ID"])
+    assert offers_line["status"] == offers.status_code == 200
+    assert offers_line["path"] == ("/offers?gpu=rtx4090&api_key=REDACTED&access_token=REDACTED&key=REDACTED")
+
+    refresh_lines = [line for line in lines if line.get("request_id") == "trace-refresh-1"]
+    assert {line["logger"] for line in refresh_lines} >= {"gpuquote.refresh", "gpuquote.access"}
+    warning = next(line for line in refresh_lines if line["logger"] == "gpuquote.refresh")
+    assert warning["level"] == "warning"
+    assert "js-log-test" in warning["message"]
+    assert _access_line(lines, "trace-refresh-1")["status"] == 200
+
+    # Lines no request caused (start-up, shutdown) carry no id; uvicorn's own access log is off.
+    assert any(line["logger"].startswith("uvicorn") and "request_id" not in line for line in lines)
+    assert not any(line["logger"] == "uvicorn.access" for line in lines)
+
+
+def test_a_traceback_is_a_field_of_its_line() -> None:
+    try:
+        raise ValueError("feed said no")
+    except ValueError:
+        record = logging.LogRecord(
+            "gpuquote.refresh", logging.ERROR, __file__, 1, "failed", None, sys.exc_info()
+        )
+    token = request_id_var.set("req-7")
+    try:
+        line = JsonFormatter().format(record)
+    finally:
+        request_id_var.reset(token)
+    assert "\n" not in line
+    entry = json.loads(line)
+    assert entry["request_id"] == "req-7"
+    assert entry["error"].startswith("Traceback (most recent call last):")
+    assert entry["error"].endswith("ValueError: feed said no")
+
+
+def test_extra_fields_become_fields() -> None:
+    record = logging.LogRecord("gpuquote.access", logging.INFO, __file__, 1, "GET / 200", None, None)
+    record.status = 200
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["status"] == 200
+    assert "request_id" not in entry
+
+
+@pytest.mark.parametrize(
+    ("query", "logged"),
+    [
+        (b"", ""),
+        (b"gpu=rtx4090&limit=10", "gpu=rtx4090&limit=10"),
+        (b"api_key=abc&gpu=a100", "api_key=REDACTED&gpu=a100"),
+        (b"access_token=abc", "access_token=REDACTED"),
+        (b"key=abc&Key=def", "key=REDACTED&Key=REDACTED"),
+        (
+            b"X-Amz-Signature=abc&password=p&client_secret=s",
+            "X-Amz-Signature=REDACTED&password=REDACTED&client_secret=REDACTED",
+        ),
+        (b"apikey", "apikey=REDACTED"),
+    ],
+)
+def test_credentials_in_the_query_string_are_redacted(query: bytes, logged: str) -> None:
+    assert redact_query(query) == logged
