@@ -6,11 +6,39 @@ from typing import Annotated
 
 import msgspec
 
-__all__ = ["GpuModel"]
+__all__ = ["GpuModel", "SpeedRange"]
+
+SpeedRatio = Annotated[float, msgspec.Meta(gt=0)]
+
+
+class SpeedRange(msgspec.Struct, kw_only=True, frozen=True):
+    """Speed relative to an RTX 4090 (= 1): ``low`` ≤ ``expected`` ≤ ``high``.
+
+    Each end stands for one kind of work on every card: ``low`` the pessimistic case (work bound by
+    whichever of compute or memory bandwidth the card has relatively less of, or a lower measured
+    figure), ``expected`` the typical measured or roofline figure, ``high`` the optimistic case (work bound
+    by what the card has relatively more of: peak tensor compute, or memory bandwidth where that ratio is
+    larger).
+    """
+
+    low: SpeedRatio
+    expected: SpeedRatio
+    high: SpeedRatio
+
+    def __post_init__(self) -> None:
+        if not self.low <= self.expected <= self.high:
+            raise ValueError(f"speed range out of order: {self.low} / {self.expected} / {self.high}")
 
 
 class GpuModel(msgspec.Struct, kw_only=True, frozen=True):
-    """``perf_index`` is dense BF16/FP16 tensor throughput relative to an RTX 4090 (= 1.0)."""
+    """A GPU model. Speeds are relative to an RTX 4090 (= 1.0).
+
+    ``perf_index`` is the peak ratio: dense BF16/FP16 tensor TFLOPS (FP32 accumulate) over the RTX 4090's
+    165. It is kept for compatibility; it is the compute-bound end of ``speed``, which is its ``high``
+    end unless the card's memory-bandwidth ratio is larger. ``speed`` is the honest range to convert
+    hours with; ``speed_sources`` says where each of its ends comes from. A model built without a
+    ``speed`` is converted at its ``perf_index`` at every end.
+    """
 
     id: str
     name: str
@@ -18,3 +46,5 @@ class GpuModel(msgspec.Struct, kw_only=True, frozen=True):
     perf_index: Annotated[float, msgspec.Meta(gt=0)]
     tflops_bf16: float
     aliases: list[str] = []
+    speed: SpeedRange | None = None
+    speed_sources: list[str] = []
