@@ -3,10 +3,15 @@
 Readiness stays 200 ("degraded") while the store is unreachable but a snapshot is held: every replica
 would fail together on a Redis blip, and pulling them all from the Service would turn a stale-price
 problem into an outage. Without a snapshot there is nothing to serve, and readiness is 503.
+
+Readiness never waits on the store longer than ``Settings.store_deadline_s``: it runs the same bounded
+version check a request does, then reports the snapshot cache's state (the store's last known health, an
+empty store, values that do not decode, whether a snapshot is held).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from litestar import Controller, Response, get
@@ -15,7 +20,6 @@ from litestar.openapi import ResponseSpec
 from schemas.api import Health, Readiness
 from service.errors import StoreUnreachable
 from service.services import Services
-from service.store.base import StoreUnavailable
 
 __all__ = ["HealthController"]
 
@@ -36,21 +40,28 @@ class HealthController(Controller):
         "503 otherwise.",
     )
     async def ready(self, services: Services) -> Response[Readiness]:
+        snapshots = services.snapshots
         reason: str | None = None
         try:
-            await services.store.ping()
-            await services.snapshots.current()
-        except (StoreUnavailable, StoreUnreachable) as error:
+            async with asyncio.timeout(services.settings.store_deadline_s):
+                await snapshots.current()
+        except StoreUnreachable as error:
             reason = str(error)
-        reachable = reason is None and services.snapshots.store_reachable
-        held = services.snapshots.held
+        except TimeoutError:
+            reason = "price store did not answer in time"
+        reachable = reason is None and snapshots.store_reachable
+        held = snapshots.held
         state: Literal["ready", "degraded", "unavailable"]
         if held is None:
             state, reason = "unavailable", reason or "no price snapshot loaded yet"
-        elif reachable:
-            state = "ready"
+        elif not reachable:
+            state, reason = "degraded", reason or snapshots.last_store_error or "price store unreachable"
+        elif snapshots.store_empty:
+            state, reason = "degraded", "store empty: serving the held snapshot until a refresh refills it"
+        elif snapshots.store_fault is not None:
+            state, reason = "degraded", snapshots.store_fault
         else:
-            state, reason = "degraded", reason or services.snapshots.last_store_error
+            state = "ready"
         body = Readiness(
             status=state,
             store=services.store_kind,

@@ -3,6 +3,10 @@
 One vendor's failure never touches another's offers; a failed vendor keeps its last-known-good offers and
 its status records what went wrong. A lock in the store lets one refresher run at a time across
 processes and replicas; a second one waits up to ``wait_s`` and then gives up with ``RefreshBusy``.
+
+A store that lost its data (a restart without persistence) or holds a vendor that does not decode is
+refilled from the caller's held snapshot (``held_contents``): a vendor whose fetch fails then keeps the
+offers it had (with their old fetch times) instead of vanishing from every replica at the next version.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from schemas.offer import Offer
 from schemas.vendor import VendorConfig, VendorStatus
 from service.errors import InvalidRequest, RefreshBusy
 from service.refresh.quarantine import screen_prices
-from service.store.base import PriceStore, StoreUnavailable
+from service.store.base import PriceStore, StoreContents, StoreUnavailable
 
 __all__ = ["RefreshService"]
 
@@ -49,6 +53,8 @@ class RefreshService:
     client_factory: Callable[[], httpx.AsyncClient] = build_client
     clock: Callable[[], datetime] = _utc_now
     observers: list[ProgressCallback] = field(default_factory=list)
+    # The offers and statuses this process serves, to refill a store that lost them.
+    held_contents: Callable[[], StoreContents | None] | None = None
 
     def select(self, vendor_id: str | None) -> list[VendorConfig]:
         if vendor_id is None:
@@ -71,7 +77,7 @@ class RefreshService:
         token = uuid.uuid4().hex
         await self._acquire(token, wait_s)
         try:
-            contents = await self.store.read()
+            contents = self._with_held(await self.store.read())
             async with self.client_factory() as client:
                 outcomes = await asyncio.gather(
                     *(
@@ -81,6 +87,7 @@ class RefreshService:
                             contents.offers_by_vendor.get(vendor.id, ()),
                             contents.statuses,
                             on_progress,
+                            seed=vendor.id in contents.unreadable_vendors,
                         )
                         for vendor in chosen
                     )
@@ -90,6 +97,34 @@ class RefreshService:
             await self.store.unlock(token)
         return RefreshReport(
             ok=all(outcome.ok for outcome in outcomes), vendors=list(outcomes), version=version
+        )
+
+    def _with_held(self, stored: StoreContents) -> StoreContents:
+        """What the store holds, with the held snapshot standing in for what it lost or cannot decode.
+
+        Vendors taken from the held snapshot are listed in ``unreadable_vendors``: a failed fetch
+        writes their held offers back rather than only a status.
+        """
+        held = self.held_contents() if self.held_contents is not None else None
+        if held is None:
+            return stored
+        missing = set(held.offers_by_vendor) if stored.empty else set(stored.unreadable_vendors)
+        missing &= set(held.offers_by_vendor)
+        if not missing and not stored.faults:
+            return stored
+        if missing:
+            logger.warning(
+                "price store lost or cannot decode vendors %s; refilling them from the held snapshot",
+                ", ".join(sorted(missing)),
+            )
+        offers = dict(stored.offers_by_vendor)
+        offers.update({vendor: held.offers_by_vendor[vendor] for vendor in missing})
+        return StoreContents(
+            version=stored.version,
+            offers_by_vendor=offers,
+            statuses={**held.statuses, **stored.statuses},
+            faults=stored.faults,
+            unreadable_vendors=frozenset(missing),
         )
 
     async def _acquire(self, token: str, wait_s: float) -> None:
@@ -116,6 +151,8 @@ class RefreshService:
         previous: Sequence[Offer],
         statuses: Mapping[str, VendorStatus],
         on_progress: ProgressCallback | None,
+        *,
+        seed: bool = False,
     ) -> VendorRefresh:
         started = time.monotonic()
         attempted_at = self.clock()
@@ -127,10 +164,14 @@ class RefreshService:
             result = await self._fetch(vendor, client)
             outcome = await self._store_result(vendor, result, previous, status, attempted_at)
         except (VendorFetchError, TimeoutError, StoreUnavailable) as error:
-            outcome = await self._record_failure(vendor, status, attempted_at, _describe(error))
+            outcome = await self._record_failure(
+                vendor, status, attempted_at, _describe(error), previous if seed else None
+            )
         except Exception as error:  # an adapter bug must not cost the other vendors their refresh
             logger.exception("vendor %s: unexpected error during refresh", vendor.id)
-            outcome = await self._record_failure(vendor, status, attempted_at, f"internal error: {error!r}")
+            outcome = await self._record_failure(
+                vendor, status, attempted_at, f"internal error: {error!r}", previous if seed else None
+            )
         outcome = msgspec.structs.replace(outcome, duration_s=round(time.monotonic() - started, 3))
         for callback in (*self.observers, *((on_progress,) if on_progress else ())):
             callback(outcome)
@@ -172,12 +213,22 @@ class RefreshService:
         )
 
     async def _record_failure(
-        self, vendor: VendorConfig, status: VendorStatus, attempted_at: datetime, message: str
+        self,
+        vendor: VendorConfig,
+        status: VendorStatus,
+        attempted_at: datetime,
+        message: str,
+        seed: Sequence[Offer] | None = None,
     ) -> VendorRefresh:
+        """Keep the vendor's offers and record the error; ``seed`` writes the held offers back as well,
+        for a store that lost them."""
         logger.warning("vendor %s: refresh failed, keeping previous offers: %s", vendor.id, message)
         failed = msgspec.structs.replace(status, last_error=message, last_error_at=attempted_at)
         try:
-            await self.store.write_status(failed)
+            if seed:
+                await self.store.write_vendor(vendor.id, seed, failed)
+            else:
+                await self.store.write_status(failed)
         except StoreUnavailable as error:
             message = f"{message}; status not recorded: {error}"
         return VendorRefresh(vendor=vendor.id, ok=False, offers=status.offer_count, error=message)

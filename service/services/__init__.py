@@ -21,6 +21,7 @@ from litestar.di import NamedDependency
 
 from adapters import DEFAULT_GPU_CATALOG, AdapterContext, GpuCatalog
 from adapters.vendors_file import load_vendors_file
+from schemas.api import VendorRefresh
 from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import VendorConfig
 from service import metrics
@@ -30,7 +31,8 @@ from service.refresh import RefreshService
 from service.services.quote_cache import QuoteCache
 from service.services.snapshots import SnapshotCache
 from service.settings import Settings
-from service.store.base import PriceStore, StoreUnavailable
+from service.store.base import PriceStore, StoreCorrupt, StoreUnavailable
+from service.store.breaker import StoreBreaker
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
 
@@ -40,6 +42,12 @@ StoreKind = Literal["memory", "redis", "redis-cluster"]
 
 logger = logging.getLogger("gpuquote.services")
 _STARTUP_LOCK_WAIT_S = 30.0
+# The quote warning while the store is empty (a restart without data) and the held snapshot serves.
+_STORE_EMPTY_WARNING = {
+    "en": "prices may be stale: the price store came back empty, so these quotes use the last snapshot "
+    "held until the next refresh refills it",
+    "zh": "价格可能已过期：价格存储重启后为空，报价使用的是最近一次的快照，直到下次刷新重新填充",
+}
 
 
 @dataclass
@@ -58,8 +66,11 @@ class AppServices:
         answer this process gave the same question on the same snapshot within the minute."""
         snapshot = await self.snapshots.current()
         now = datetime.now(UTC)
-        reachable = self.snapshots.store_reachable
-        key = QuoteCache.key(_request_encoder.encode(request), snapshot.version, reachable, now.timestamp())
+        reachable = self.snapshots.store_reachable and self.snapshots.store_fault is None
+        empty = self.snapshots.store_empty
+        key = QuoteCache.key(
+            _request_encoder.encode(request), snapshot.version, reachable and not empty, now.timestamp()
+        )
         if (cached := self.quote_cache.get(key)) is not None:
             metrics.QUOTES_SERVED.labels("quoted" if cached.quotes else "nothing_fits").inc()
             return cached
@@ -71,6 +82,9 @@ class AppServices:
             store_reachable=reachable,
         )
         response = build_quote(snapshot, request, options=options)
+        if empty:
+            warning = _STORE_EMPTY_WARNING.get(request.lang, _STORE_EMPTY_WARNING["en"])
+            response = msgspec.structs.replace(response, warnings=[*response.warnings, warning])
         self.quote_cache.put(key, response)
         metrics.QUOTES_SERVED.labels("quoted" if response.quotes else "nothing_fits").inc()
         return response
@@ -78,8 +92,11 @@ class AppServices:
     async def load_if_empty(self) -> None:
         """Fill an empty store from the configured vendors (the bundled reference catalog by default)."""
         try:
-            if await self.store.version() > 0:
-                return
+            try:
+                if await self.store.version() > 0:
+                    return
+            except StoreCorrupt as error:
+                logger.warning("price store holds a bad version, reloading it: %s", error)
             report = await self.refresher.refresh(wait_s=_STARTUP_LOCK_WAIT_S)
         except RefreshBusy:
             logger.info("another process is loading the store; serving what it writes")
@@ -120,6 +137,7 @@ class AppServices:
             await self.aclose()
 
     async def aclose(self) -> None:
+        await self.snapshots.aclose()
         await self.store.aclose()
 
 
@@ -133,9 +151,20 @@ def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
     if settings.redis_url is None:
         return MemoryPriceStore(history_max_entries=settings.history_max_entries), "memory"
     cluster = settings.redis_cluster or settings.redis_url.startswith("redis+cluster://")
-    client = connect_redis(settings.redis_url, cluster=cluster)
+    # Socket timeouts bound the refresh job's calls; request paths add their own, shorter, deadline. A
+    # request never waits longer than that deadline for a pooled connection either.
+    client = connect_redis(
+        settings.redis_url,
+        cluster=cluster,
+        timeout_s=max(2.0, 4 * settings.store_deadline_s),
+        max_connections=settings.redis_max_connections,
+        pool_timeout_s=settings.store_deadline_s,
+    )
     store = RedisPriceStore(
-        client, namespace=settings.redis_namespace, history_max_entries=settings.history_max_entries
+        client,
+        namespace=settings.redis_namespace,
+        history_max_entries=settings.history_max_entries,
+        on_fault=lambda kind: metrics.STORE_FAULTS.labels(kind).inc(),
     )
     return store, "redis-cluster" if cluster else "redis"
 
@@ -157,23 +186,33 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
     elif isinstance(store, RedisPriceStore):
         store_kind = "redis"
     catalog = DEFAULT_GPU_CATALOG
+    breaker = StoreBreaker()
+    snapshots = SnapshotCache(
+        store,
+        deadline_s=settings.store_deadline_s,
+        breaker=breaker,
+        on_rebuild=_report_snapshot,
+        on_store_error=lambda operation: metrics.STORE_ERRORS.labels(operation).inc(),
+    )
+
+    def store_written(outcome: VendorRefresh) -> None:
+        if outcome.ok:
+            breaker.succeeded()  # a refresh wrote to the store: readers need not wait for a probe
+
     refresher = RefreshService(
         store=store,
         vendors=vendors,
         context=AdapterContext(base_dir=base_dir, catalog=catalog, environ=dict(os.environ)),
         max_change_ratio=settings.quarantine_change_ratio,
         lock_ttl_s=settings.refresh_lock_ttl_s,
-        observers=[metrics.record_refresh],
+        observers=[metrics.record_refresh, store_written],
+        held_contents=snapshots.held_contents,
     )
     return AppServices(
         settings=settings,
         store=store,
         store_kind=store_kind,
-        snapshots=SnapshotCache(
-            store,
-            on_rebuild=_report_snapshot,
-            on_store_error=lambda operation: metrics.STORE_ERRORS.labels(operation).inc(),
-        ),
+        snapshots=snapshots,
         refresher=refresher,
         vendors=vendors,
         catalog=catalog,

@@ -8,12 +8,21 @@ Guarantees every implementation keeps:
   the old set or the new one, never a mix; other vendors are untouched.
 - History gets an entry for a new, changed or removed price, never for a repeat of the same price.
 - ``version`` is one cheap read; it moves on every successful write, so a reader rebuilds only then.
+- A value the store holds but cannot decode (a version that is not a sane integer, a truncated or
+  wrong-schema payload, a key of the wrong type) is a ``StoreCorrupt`` fault naming the key. ``read``
+  decodes each vendor and status on its own and lists what it skipped in ``StoreContents.faults``; a
+  write overwrites what it cannot decode, so a refresh repairs the store.
+
+Exceptions::
+
+    StoreUnavailable          the store could not be reached or answered with an error
+    └── StoreCorrupt          the store answered with a value that does not decode (names the key)
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -22,11 +31,48 @@ import msgspec
 from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
 
-__all__ = ["PriceStore", "StoreContents", "StoreUnavailable", "price_changes"]
+__all__ = [
+    "MAX_VERSION",
+    "VERSION_READ_BYTES",
+    "PriceStore",
+    "StoreContents",
+    "StoreCorrupt",
+    "StoreUnavailable",
+    "parse_version",
+    "price_changes",
+]
+
+# Versions start from the clock in milliseconds and count up; anything beyond a JSON-safe integer is junk.
+MAX_VERSION = 2**53 - 1
+# A reader fetches at most this many bytes of the version: a junk value may be megabytes long.
+VERSION_READ_BYTES = 32
+_VERSION_DIGITS = len(str(MAX_VERSION))
 
 
 class StoreUnavailable(Exception):
     """The store could not be reached or answered with an error."""
+
+
+class StoreCorrupt(StoreUnavailable):
+    """The store answered, but ``key`` holds a value that does not decode."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"undecodable value at {key}: {reason}")
+        self.key = key
+        self.reason = reason
+
+
+def parse_version(raw: bytes | str | None, key: str) -> int:
+    """The stored version as an integer in ``[0, MAX_VERSION]``; absent is 0; anything else is corrupt."""
+    if raw is None or raw in {b"", ""}:
+        return 0
+    text = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+    if len(text) > _VERSION_DIGITS or not text.isascii() or not text.isdigit():
+        raise StoreCorrupt(key, f"version is not a non-negative integer ({text[:40]!r})")
+    version = int(text)
+    if version > MAX_VERSION:
+        raise StoreCorrupt(key, f"version {version} is out of range")
+    return version
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +82,15 @@ class StoreContents:
     version: int
     offers_by_vendor: Mapping[str, Sequence[Offer]]
     statuses: Mapping[str, VendorStatus]
+    # Keys whose value could not be decoded, each with the reason; their vendors are left out above.
+    faults: Mapping[str, str] = field(default_factory=dict)
+    # Vendors whose offers are stored but could not be decoded.
+    unreadable_vendors: frozenset[str] = frozenset()
+
+    @property
+    def empty(self) -> bool:
+        """Nothing stored at all: a fresh store, or one that restarted without its data."""
+        return self.version == 0 and not self.offers_by_vendor and not self.statuses and not self.faults
 
 
 class PriceStore(Protocol):

@@ -9,62 +9,89 @@ Keys share one hash tag so a vendor rewrite is one MULTI/EXEC on a cluster too::
     <ns>:{prices}:refresh-lock         token of the refresher holding the lock (PX expiry)
 
 ``<ns>`` is ``gpuquote`` unless a deployment (or a test) shares a Redis with others.
+
+Whatever those keys hold, a read never raises on it: a bad version is a ``StoreCorrupt`` fault, a vendor
+or status that does not decode is skipped and listed in ``StoreContents.faults``, a bad history entry is
+skipped. A write replaces what it cannot decode (a key of the wrong type, a junk version), so the next
+refresh repairs the store.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import BlockingConnectionPool
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisError, ResponseError
 
 from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
 from service.store.base import (
+    VERSION_READ_BYTES,
     StoreContents,
+    StoreCorrupt,
     StoreUnavailable,
     change_decoder,
     offers_decoder,
     offers_encoder,
+    parse_version,
     price_changes,
     status_decoder,
 )
 
-__all__ = ["RedisPriceStore", "connect_redis"]
+__all__ = ["RedisClient", "RedisPriceStore", "connect_redis"]
+
+logger = logging.getLogger("gpuquote.store")
 
 _UNLOCK_SCRIPT = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
 _READ_ATTEMPTS = 5
+_DECODE_ERRORS = (msgspec.DecodeError, ValueError, TypeError, OverflowError)
 
 RedisClient = aioredis.Redis | RedisCluster
+FaultCallback = Callable[[str], None]
 
 
-def connect_redis(url: str, *, cluster: bool = False, timeout_s: float = 2.0) -> RedisClient:
-    """A client with explicit timeouts; ``cluster`` or a ``redis+cluster://`` URL picks the cluster one."""
+def connect_redis(
+    url: str,
+    *,
+    cluster: bool = False,
+    timeout_s: float = 2.0,
+    max_connections: int = 32,
+    pool_timeout_s: float | None = None,
+) -> RedisClient:
+    """A client with explicit timeouts and a capped pool; ``cluster`` or a ``redis+cluster://`` URL picks
+    the cluster one. A request waits at most ``pool_timeout_s`` (default ``timeout_s``) for a free
+    connection when all ``max_connections`` are busy."""
     if url.startswith("redis+cluster://"):
         cluster, url = True, "redis://" + url.removeprefix("redis+cluster://")
     options: dict[str, Any] = {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s}
     if cluster:
-        return RedisCluster.from_url(url, **options)
-    # A pooled connection that Redis closed (a restart, a failover) is retried once on a fresh one.
-    retry = Retry(ExponentialBackoff(cap=0.5, base=0.05), retries=2)
-    return aioredis.from_url(
+        return RedisCluster.from_url(url, max_connections=max_connections, **options)
+    # A pooled connection that Redis closed (a restart, a failover) is retried once on a fresh one. A
+    # timeout is not retried: a frozen server would only make the caller wait twice as long.
+    retry = Retry(ExponentialBackoff(cap=0.1, base=0.01), retries=1)
+    pool = BlockingConnectionPool.from_url(
         url,
+        max_connections=max_connections,
+        timeout=timeout_s if pool_timeout_s is None else pool_timeout_s,
         health_check_interval=30,
         retry=retry,
-        retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        retry_on_error=[RedisConnectionError],
         **options,
     )
+    return aioredis.Redis.from_pool(pool)  # the client owns the pool: closing one closes both
 
 
 def _raw(value: bytes | str) -> bytes:
@@ -73,11 +100,22 @@ def _raw(value: bytes | str) -> bytes:
 
 
 def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+    return value.decode(errors="replace") if isinstance(value, bytes) else value
+
+
+def _is_wrong_type(error: BaseException) -> bool:
+    return isinstance(error, ResponseError) and "WRONGTYPE" in str(error)
 
 
 class RedisPriceStore:
-    def __init__(self, client: RedisClient, *, namespace: str = "gpuquote", history_max_entries: int = 500):
+    def __init__(
+        self,
+        client: RedisClient,
+        *,
+        namespace: str = "gpuquote",
+        history_max_entries: int = 500,
+        on_fault: FaultCallback | None = None,
+    ):
         self._client = client
         prefix = f"{namespace}:{{prices}}"
         self._version_key = f"{prefix}:version"
@@ -86,13 +124,26 @@ class RedisPriceStore:
         self._vendor_prefix = f"{prefix}:vendor:"
         self._history_prefix = f"{prefix}:history:"
         self._history_max_entries = history_max_entries
+        self._on_fault = on_fault
+
+    @property
+    def client(self) -> RedisClient:
+        """The connection pool, shared with the rate limiter so one cap holds for both."""
+        return self._client
+
+    def _fault(self, kind: str, key: str, reason: str) -> None:
+        logger.warning("price store: skipped the value at %s: %s", key, reason)
+        if self._on_fault is not None:
+            self._on_fault(kind)
 
     async def version(self) -> int:
         try:
-            raw = await self._client.get(self._version_key)
+            raw = await self._client.getrange(self._version_key, 0, VERSION_READ_BYTES - 1)
+        except ResponseError as error:
+            raise StoreCorrupt(self._version_key, str(error)) from error
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis GET version failed: {error}") from error
-        return int(raw) if raw is not None else 0
+        return parse_version(raw, self._version_key)
 
     async def read(self) -> StoreContents:
         try:
@@ -100,60 +151,181 @@ class RedisPriceStore:
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis read failed: {error}") from error
 
+    async def _vendor_ids(self) -> list[str]:
+        try:
+            return sorted(_text(key) for key in await self._client.hkeys(self._status_key))
+        except ResponseError:
+            # The status hash is not a hash: find the vendors by their offer keys instead.
+            keys = [key async for key in self._client.scan_iter(match=self._vendor_prefix + "*", count=500)]
+            return sorted(_text(key).removeprefix(self._vendor_prefix) for key in keys)
+
     async def _read_consistent(self) -> StoreContents:
-        vendors = sorted(_text(key) for key in await self._client.hkeys(self._status_key))
+        vendors = await self._vendor_ids()
         for _ in range(_READ_ATTEMPTS):
             pipe = self._client.pipeline(transaction=True)
-            pipe.get(self._version_key)
+            pipe.getrange(self._version_key, 0, VERSION_READ_BYTES - 1)
             pipe.hgetall(self._status_key)
             for vendor in vendors:
                 pipe.get(self._vendor_prefix + vendor)
-            version_raw, statuses_raw, *offers_raw = await pipe.execute()
-            listed = sorted(key.decode() for key in statuses_raw)
-            if listed != vendors:  # a vendor appeared or went between the two round trips
-                vendors = listed
-                continue
-            return StoreContents(
-                version=int(version_raw) if version_raw is not None else 0,
-                offers_by_vendor={
-                    vendor: offers_decoder.decode(raw)
-                    for vendor, raw in zip(vendors, offers_raw, strict=True)
-                    if raw
-                },
-                statuses={key.decode(): status_decoder.decode(raw) for key, raw in statuses_raw.items()},
+            version_raw, statuses_raw, *offers_raw = await pipe.execute(raise_on_error=False)
+            if isinstance(statuses_raw, dict):
+                listed = sorted(_text(key) for key in statuses_raw)
+                if listed != vendors:  # a vendor appeared or went between the two round trips
+                    vendors = listed
+                    continue
+            return self._decode_contents(
+                version_raw, statuses_raw, dict(zip(vendors, offers_raw, strict=True))
             )
         raise StoreUnavailable("vendor list kept changing while reading; try again")
+
+    def _decode_contents(
+        self, version_raw: Any, statuses_raw: Any, offers_raw: dict[str, Any]
+    ) -> StoreContents:
+        faults: dict[str, str] = {}
+
+        def skip(kind: str, key: str, reason: str) -> None:
+            faults[key] = reason
+            self._fault(kind, key, reason)
+
+        version = 0
+        try:
+            if isinstance(version_raw, Exception):
+                raise StoreCorrupt(self._version_key, str(version_raw))
+            version = parse_version(version_raw, self._version_key)
+        except StoreCorrupt as error:
+            skip("version", self._version_key, error.reason)
+        statuses: dict[str, VendorStatus] = {}
+        if isinstance(statuses_raw, Exception):
+            skip("status", self._status_key, str(statuses_raw))
+            statuses_raw = {}
+        for key, raw in statuses_raw.items():
+            vendor = _text(key)
+            try:
+                statuses[vendor] = status_decoder.decode(_raw(raw))
+            except _DECODE_ERRORS as error:
+                skip("status", f"{self._status_key}[{vendor}]", str(error))
+        offers: dict[str, list[Offer]] = {}
+        unreadable: set[str] = set()
+        for vendor, raw in offers_raw.items():
+            key = self._vendor_prefix + vendor
+            if isinstance(raw, Exception):
+                skip("vendor", key, str(raw))
+                unreadable.add(vendor)
+            elif raw:
+                try:
+                    offers[vendor] = offers_decoder.decode(_raw(raw))
+                except _DECODE_ERRORS as error:
+                    skip("vendor", key, f"{error} ({len(raw)} bytes)")
+                    unreadable.add(vendor)
+        return StoreContents(
+            version=version,
+            offers_by_vendor=offers,
+            statuses=statuses,
+            faults=faults,
+            unreadable_vendors=frozenset(unreadable),
+        )
+
+    async def _previous_offers(self, vendor_key: str) -> list[Offer]:
+        """The offers a rewrite replaces (for history); what does not decode is replaced without history."""
+        try:
+            raw = await self._client.get(vendor_key)
+        except ResponseError as error:
+            self._fault("vendor", vendor_key, str(error))
+            return []
+        if not raw:
+            return []
+        try:
+            return offers_decoder.decode(_raw(raw))
+        except _DECODE_ERRORS as error:
+            self._fault("vendor", vendor_key, f"{error} ({len(raw)} bytes); overwriting it")
+            return []
+
+    async def _repairs(self) -> list[str]:
+        """Keys a write must delete first: a version that is not a sane integer, a status that is not a hash."""
+        pipe = self._client.pipeline(transaction=False)
+        pipe.getrange(self._version_key, 0, VERSION_READ_BYTES - 1)
+        pipe.type(self._status_key)
+        version_raw, status_type = await pipe.execute(raise_on_error=False)
+        broken: list[str] = []
+        try:
+            if isinstance(version_raw, Exception):
+                raise StoreCorrupt(self._version_key, str(version_raw))
+            parse_version(version_raw, self._version_key)
+        except StoreCorrupt as error:
+            self._fault("version", self._version_key, f"{error.reason}; resetting it")
+            broken.append(self._version_key)
+        if _text(status_type) not in {"hash", "none"}:
+            self._fault("status", self._status_key, f"a {_text(status_type)}, not a hash; resetting it")
+            broken.append(self._status_key)
+        return broken
+
+    async def _write(self, what: str, queue: Callable[[Any], None]) -> int:
+        """Run the queued commands in one MULTI/EXEC after the repairs they need; returns the new version."""
+        try:
+            broken = await self._repairs()
+            pipe = self._client.pipeline(transaction=True)
+            if broken:
+                pipe.delete(*broken)
+            queue(pipe)
+            self._bump_version(pipe)
+            results = await pipe.execute(raise_on_error=False)
+        except (RedisError, OSError) as error:
+            raise StoreUnavailable(f"redis {what} failed: {error}") from error
+        return self._checked_version(what, results)
+
+    def _checked_version(self, what: str, results: list[Any]) -> int:
+        history_failures = [r for r in results[:-2] if isinstance(r, Exception)]
+        for failure in history_failures:
+            logger.warning("price store: %s: a history entry was not written: %s", what, failure)
+        if isinstance(results[-1], Exception):
+            raise StoreUnavailable(f"redis {what} failed: {results[-1]}")
+        return int(results[-1])
 
     async def write_vendor(self, vendor: str, offers: Sequence[Offer], status: VendorStatus) -> int:
         vendor_key = self._vendor_prefix + vendor
         try:
-            previous_raw = await self._client.get(vendor_key)
-            previous = offers_decoder.decode(_raw(previous_raw)) if previous_raw else []
-            pipe = self._client.pipeline(transaction=True)
+            previous = await self._previous_offers(vendor_key)
+            changes = price_changes(previous, offers, datetime.now(UTC))
+            await self._clear_broken_history([change.offer_id for change in changes])
+        except (RedisError, OSError) as error:
+            raise StoreUnavailable(f"redis write of vendor {vendor} failed: {error}") from error
+
+        def queue(pipe: Any) -> None:
             pipe.set(vendor_key, offers_encoder.encode(list(offers)))
             pipe.hset(self._status_key, vendor, offers_encoder.encode(status))
-            for change in price_changes(previous, offers, datetime.now(UTC)):
+            for change in changes:
                 pipe.xadd(
                     self._history_prefix + change.offer_id,
                     {"e": offers_encoder.encode(change)},
                     maxlen=self._history_max_entries,
                     approximate=True,
                 )
-            self._bump_version(pipe)
-            results = await pipe.execute()
-        except (RedisError, OSError) as error:
-            raise StoreUnavailable(f"redis write of vendor {vendor} failed: {error}") from error
-        return int(results[-1])
+
+        return await self._write(f"write of vendor {vendor}", queue)
+
+    async def _clear_broken_history(self, offer_ids: Sequence[str]) -> None:
+        """A history key that is not a stream would fail its XADD: it is dropped before the write."""
+        if not offer_ids:
+            return
+        pipe = self._client.pipeline(transaction=False)
+        for offer_id in offer_ids:
+            pipe.type(self._history_prefix + offer_id)
+        types = await pipe.execute(raise_on_error=False)
+        broken = [
+            self._history_prefix + offer_id
+            for offer_id, kind in zip(offer_ids, types, strict=True)
+            if not isinstance(kind, Exception) and _text(kind) not in {"stream", "none"}
+        ]
+        if broken:
+            for key in broken:
+                self._fault("history", key, "not a stream; resetting it")
+            await self._client.delete(*broken)
 
     async def write_status(self, status: VendorStatus) -> int:
-        try:
-            pipe = self._client.pipeline(transaction=True)
+        def queue(pipe: Any) -> None:
             pipe.hset(self._status_key, status.vendor, offers_encoder.encode(status))
-            self._bump_version(pipe)
-            results = await pipe.execute()
-        except (RedisError, OSError) as error:
-            raise StoreUnavailable(f"redis status write for {status.vendor} failed: {error}") from error
-        return int(results[-1])
+
+        return await self._write(f"status write for {status.vendor}", queue)
 
     def _bump_version(self, pipe: Any) -> None:
         # A store that lost its keys (a restart without persistence) starts again from the clock, in
@@ -162,22 +334,38 @@ class RedisPriceStore:
         pipe.incr(self._version_key)
 
     async def history(self, offer_id: str, *, limit: int = 100) -> list[PriceChange]:
+        key = self._history_prefix + offer_id
         try:
-            entries = await self._client.xrevrange(self._history_prefix + offer_id, count=limit)
+            entries = await self._client.xrevrange(key, count=limit)
+        except ResponseError as error:
+            self._fault("history", key, str(error))
+            return []
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis history read failed: {error}") from error
-        return [
-            change_decoder.decode(_raw(fields[b"e"]))
-            for _entry_id, fields in reversed(entries or [])
-            if fields
-        ]
+        changes: list[PriceChange] = []
+        for entry_id, fields in reversed(entries or []):
+            payload = (fields or {}).get(b"e")
+            try:
+                if payload is None:
+                    raise ValueError("no `e` field")
+                changes.append(change_decoder.decode(_raw(payload)))
+            except _DECODE_ERRORS as error:
+                self._fault("history", f"{key}#{_text(entry_id or b'?')}", str(error))
+        return changes
 
     async def try_lock(self, token: str, ttl_s: float) -> bool:
+        ttl_ms = max(1, int(ttl_s * 1000))
         try:
-            taken = await self._client.set(self._lock_key, token, nx=True, px=max(1, int(ttl_s * 1000)))
+            taken = await self._client.set(self._lock_key, token, nx=True, px=ttl_ms)
             if taken:
                 return True
-            holder = await self._client.get(self._lock_key)
+            try:
+                holder = await self._client.get(self._lock_key)
+            except ResponseError as error:
+                # The lock key holds something no refresher wrote (a wrong type): it guards nothing.
+                self._fault("lock", self._lock_key, f"{error}; replacing it")
+                await self._client.delete(self._lock_key)
+                return bool(await self._client.set(self._lock_key, token, nx=True, px=ttl_ms))
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis lock failed: {error}") from error
         return holder is not None and _text(holder) == token
