@@ -4,18 +4,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import cast
 
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.middleware import DefineMiddleware
+from litestar.middleware import ASGIMiddleware, DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.plugins.problem_details import ProblemDetailsPlugin
-from litestar.stores.base import Store
-from litestar.stores.memory import MemoryStore
-from litestar.stores.redis import RedisStore
-from redis.asyncio import Redis
 
 from service import VERSION
 from service.http.admin import AdminController
@@ -23,14 +18,14 @@ from service.http.catalog import CatalogController
 from service.http.docs import DOCS_PATH, SwaggerUIPlugin, docs_router
 from service.http.explorer import explorer_router
 from service.http.health import HealthController
-from service.http.limits import RATE_LIMIT_STORE, cors_config, rate_limit_config
+from service.http.limits import cors_config, rate_limit_middleware
 from service.http.metrics import MetricsController
 from service.http.problems import problem_details_config
 from service.http.quote import QuoteController
 from service.http.requests import RequestMiddleware
 from service.services import AppServices, build_services
 from service.settings import Settings
-from service.store.redis import RedisClient, connect_redis
+from service.store.redis import RedisPriceStore
 
 __all__ = ["create_app"]
 
@@ -40,19 +35,15 @@ def _services(state: State) -> AppServices:
     return services
 
 
-def _rate_limit_store(settings: Settings) -> tuple[Store, RedisClient | None]:
-    """Counts live in Redis when it is configured, so every replica enforces one shared limit."""
-    if settings.redis_url is None or settings.rate_limit_per_minute <= 0:
-        return MemoryStore(), None
-    client = connect_redis(settings.redis_url, cluster=settings.redis_cluster)
-    store = RedisStore(cast(Redis, client), namespace=f"{settings.redis_namespace}:ratelimit")
-    return store, client
-
-
-def _middleware(settings: Settings) -> list[DefineMiddleware | type[RequestMiddleware]]:
-    middleware: list[DefineMiddleware | type[RequestMiddleware]] = [RequestMiddleware]
-    if (limits := rate_limit_config(settings)) is not None:
-        middleware.append(limits.middleware)
+def _middleware(
+    settings: Settings, services: AppServices
+) -> list[DefineMiddleware | ASGIMiddleware | type[RequestMiddleware]]:
+    middleware: list[DefineMiddleware | ASGIMiddleware | type[RequestMiddleware]] = [RequestMiddleware]
+    # Counts live in the price store's Redis when there is one (one pool, one breaker for both).
+    client = services.store.client if isinstance(services.store, RedisPriceStore) else None
+    limits = rate_limit_middleware(settings, client=client, breaker=services.snapshots.breaker)
+    if limits is not None:
+        middleware.append(limits)
     return middleware
 
 
@@ -60,16 +51,11 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
     """The ASGI app. ``settings`` default to the environment; tests pass their own (or ready services)."""
     resolved_settings = settings or (services.settings if services else Settings.from_env())
     app_services = services or build_services(resolved_settings)
-    rate_limit_store, rate_limit_client = _rate_limit_store(resolved_settings)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        try:
-            async with app_services.running():
-                yield
-        finally:
-            if rate_limit_client is not None:
-                await rate_limit_client.aclose()
+        async with app_services.running():
+            yield
 
     return Litestar(
         route_handlers=[
@@ -84,8 +70,7 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
         state=State({"services": app_services}),
         lifespan=[lifespan],
         plugins=[ProblemDetailsPlugin(problem_details_config())],
-        middleware=_middleware(resolved_settings),
-        stores={RATE_LIMIT_STORE: rate_limit_store},
+        middleware=_middleware(resolved_settings, app_services),
         cors_config=cors_config(resolved_settings),
         request_max_body_size=resolved_settings.max_body_bytes,
         logging_config=None,  # logging is configured once, by `gpuquote serve` (service.logs), not per app

@@ -81,17 +81,20 @@ async def test_rate_limit_answers_429_with_retry_after(
         rate_limit_per_minute=3,
         redis_url=redis_url if isinstance(store, RedisPriceStore) else None,
         redis_namespace=redis_namespace,
+        admin_api_keys=("a-configured-key",),
     )
     app = create_app(services=build_services(settings, store=store))
     async with AsyncTestClient(app) as client:
         statuses = [(await client.post("/quote", json=QUOTE)).status_code for _ in range(3)]
         limited = await client.post("/quote", json=QUOTE)
-        other_caller = await client.post("/quote", json=QUOTE, headers={"X-API-Key": "another-caller"})
+        made_up_key = await client.post("/quote", json=QUOTE, headers={"X-API-Key": "made-up"})
+        other_caller = await client.post("/quote", json=QUOTE, headers={"X-API-Key": "a-configured-key"})
         health = await client.get("/health")
     assert statuses == [200, 200, 200]
     assert limited.status_code == 429
     assert int(limited.headers["Retry-After"]) > 0
     assert limited.json()["status"] == 429
+    assert made_up_key.status_code == 429  # an unknown key counts as the address it came from
     assert other_caller.status_code == 200
     assert health.status_code == 200
 
