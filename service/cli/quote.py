@@ -4,13 +4,14 @@
 
 ``--gpu`` filters the offers and, when exactly one is given, is also the GPU the hours were measured on
 (``--reference-gpu`` overrides). The request goes through the same schema as ``POST /quote``, so a bad
-argument is reported with the field it maps to.
+argument is reported by its own flag (``--budget-cny``, not ``budget_cny``) with the reason in a sentence.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import re
 import sys
 import unicodedata
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import msgspec
 
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
+from service.errors import InvalidRequest
 from service.quote import format_cny, hours_text
 from service.quote._texts import join_text, text
 from service.services import build_services
@@ -27,6 +29,78 @@ __all__ = ["add_quote_parser", "build_request", "format_table", "run_quote_comma
 
 # The table's columns, each header a ``table_<column>`` message.
 _COLUMNS = ("rank", "gpu", "cards", "offer", "pricing", "hours", "cost", "card_hour", "notes")
+
+
+# Request fields (as the API names them) → the flag that sets them here.
+_FLAGS = {
+    "workload.gpu_hours": "--gpu-hours",
+    "workload.reference_gpu": "--reference-gpu",
+    "workload.model_params_b": "--params-b",
+    "workload.task": "--task",
+    "workload": "--gpu-hours",
+    "gpus": "--gpu",
+    "regions": "--region",
+    "vendors": "--vendor",
+    "pricing": "--pricing",
+    "card_counts": "--cards",
+    "deadline_hours": "--deadline-hours",
+    "budget_cny": "--budget-cny",
+    "rank_by": "--rank-by",
+    "time_value_cny_per_hour": "--time-value",
+    "scaling": "--scaling",
+    "limit": "--limit",
+    "lang": "--lang",
+}
+_AT_PATH = re.compile(r"^(?P<reason>.*?)(?: - at `\$\.?(?P<path>[^`]*)`)?$", re.DOTALL)
+_EXPECTED = re.compile(r"^Expected `(?P<type>[a-z]+)`(?P<bound>.*)$")
+_TYPE_WORDS = {
+    "float": "a number",
+    "int": "a whole number",
+    "str": "text",
+    "array": "a list",
+    "object": "a JSON object",
+}
+
+
+class ArgumentError(ValueError):
+    """A flag's value the request cannot use; the message names the flag and says why in a sentence."""
+
+    def __init__(self, flag: str, reason: str) -> None:
+        super().__init__(f"{flag}: {reason}")
+
+
+def _flag(field: str) -> str:
+    field = re.sub(r"\[\d+\]", "", field)
+    while field and field not in _FLAGS:
+        field = field.rpartition(".")[0]
+    return _FLAGS.get(field, "--" + field.replace("_", "-") if field else "arguments")
+
+
+def _sentence(reason: str) -> str:
+    """msgspec's ``Expected `float` > 0`` as ``must be a number > 0``."""
+    if match := _EXPECTED.match(reason):
+        return f"must be {_TYPE_WORDS.get(match['type'], match['type'])}{match['bound']}"
+    return reason[:1].lower() + reason[1:]
+
+
+def argument_error(error: msgspec.ValidationError | InvalidRequest) -> ArgumentError:
+    """The request's validation error, told in this command's own flags."""
+    if isinstance(error, InvalidRequest):
+        return ArgumentError(_flag(error.field or ""), error.reason)
+    match = _AT_PATH.match(str(error))
+    path, reason = (match["path"] or "", match["reason"]) if match else ("", str(error))
+    return ArgumentError(_flag(path), _sentence(reason))
+
+
+def _card_counts(value: str | None) -> list[int] | None:
+    if not value:
+        return None
+    counts: list[int] = []
+    for item in _names([value]) or []:
+        if not item.isdigit():
+            raise ArgumentError("--cards", f"{item!r} is not a whole number of cards; give counts like 1,4,8")
+        counts.append(int(item))
+    return counts
 
 
 def _names(values: list[str] | None) -> list[str] | None:
@@ -39,11 +113,16 @@ def _names(values: list[str] | None) -> list[str] | None:
 def _scaling(value: str | None) -> Any:
     if value is None or not value.lstrip().startswith("{"):
         return value
-    return msgspec.json.decode(value)
+    try:
+        return msgspec.json.decode(value)
+    except msgspec.DecodeError:
+        raise ArgumentError(
+            "--scaling", "is not valid JSON; give a profile name or '{\"4\": [2.8, 3.2]}'"
+        ) from None
 
 
 def build_request(args: argparse.Namespace) -> QuoteRequest:
-    """The ``QuoteRequest`` the arguments describe; raises ``msgspec.ValidationError`` naming the field."""
+    """The ``QuoteRequest`` the arguments describe; raises ``ArgumentError`` naming the flag."""
     gpus = _names(args.gpu)
     reference = args.reference_gpu or (gpus[0] if gpus and len(gpus) == 1 else None)
     workload = {"gpu_hours": args.gpu_hours, "reference_gpu": reference, "model_params_b": args.params_b,
@@ -54,7 +133,7 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "regions": _names(args.region),
         "vendors": _names(args.vendor),
         "pricing": _names(args.pricing),
-        "card_counts": [int(count) for count in _names([args.cards]) or []] if args.cards else None,
+        "card_counts": _card_counts(args.cards),
         "deadline_hours": args.deadline_hours,
         "budget_cny": args.budget_cny,
         "rank_by": args.rank_by,
@@ -63,7 +142,10 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "limit": args.limit,
         "lang": args.lang,
     }
-    return msgspec.convert({key: value for key, value in raw.items() if value is not None}, QuoteRequest)
+    try:
+        return msgspec.convert({key: value for key, value in raw.items() if value is not None}, QuoteRequest)
+    except msgspec.ValidationError as error:
+        raise argument_error(error) from None
 
 
 def _range_text(low: str, expected: str, high: str) -> str:
@@ -132,10 +214,13 @@ def run_quote_command(args: argparse.Namespace) -> int:
     """Print the quote; exit 0 with quotes, 1 when nothing fits, 2 on a bad argument."""
     try:
         request = build_request(args)
-    except (msgspec.ValidationError, msgspec.DecodeError, ValueError) as error:
-        print(f"gpuquote quote: invalid request: {error}", file=sys.stderr)
+        response = asyncio.run(_quote(args, request))
+    except ArgumentError as error:
+        print(f"gpuquote quote: {error}", file=sys.stderr)
         return 2
-    response = asyncio.run(_quote(args, request))
+    except InvalidRequest as error:
+        print(f"gpuquote quote: {argument_error(error)}", file=sys.stderr)
+        return 2
     if args.json:
         print(msgspec.json.format(msgspec.json.encode(response).decode(), indent=2))
     else:

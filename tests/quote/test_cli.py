@@ -78,4 +78,34 @@ def test_quote_command_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_argument_exits_2_naming_the_field(capsys: pytest.CaptureFixture[str]) -> None:
     args = _parse("--gpu-hours", "-1")
     assert args.handler(args) == 2
-    assert "workload.gpu_hours" in capsys.readouterr().err
+    assert capsys.readouterr().err.strip() == "gpuquote quote: --gpu-hours: must be a number >= 0.001"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (("--cards", "4,x"), "--cards: 'x' is not a whole number of cards; give counts like 1,4,8"),
+        (("--cards", "0"), "--cards: must be a whole number >= 1"),
+        (("--budget-cny", "-5"), "--budget-cny: must be a number > 0"),
+        (("--limit", "0"), "--limit: must be a whole number >= 1"),
+        (("--scaling", "{bad"), "--scaling: is not valid JSON"),
+        (("--pricing", "hourly"), "--pricing: "),
+    ],
+)
+def test_bad_flags_are_named_in_a_sentence(
+    argv: tuple[str, ...], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _parse("--gpu-hours", "48", *argv)
+    assert args.handler(args) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"gpuquote quote: {expected}")
+    assert "Traceback" not in error and "$." not in error and "budget_cny" not in error
+
+
+@pytest.mark.usefixtures("embedded_store")
+def test_engine_errors_name_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parse("--gpu-hours", "48", "--region", "beijing")
+    assert args.handler(args) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("gpuquote quote: --region: ")
+    assert "jiangsu" in error  # the valid names are listed
