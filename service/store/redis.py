@@ -56,6 +56,26 @@ _UNLOCK_SCRIPT = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+# Inside a write's MULTI/EXEC: delete a version that is not an integer in [0, 2^53) and a status key
+# that is not a hash, so the write that follows can repair the store. Returns which it deleted.
+_REPAIR_SCRIPT = """
+local bad_version, bad_status = 0, 0
+local vtype = redis.call('TYPE', KEYS[1])['ok']
+if vtype ~= 'none' then
+  local value = vtype == 'string' and redis.call('GETRANGE', KEYS[1], 0, 31) or ''
+  if not (string.match(value, '^%d+$') and string.len(value) <= 16
+          and tonumber(value) <= 9007199254740991) then
+    redis.call('DEL', KEYS[1])
+    bad_version = 1
+  end
+end
+local stype = redis.call('TYPE', KEYS[2])['ok']
+if stype ~= 'none' and stype ~= 'hash' then
+  redis.call('DEL', KEYS[2])
+  bad_status = 1
+end
+return {bad_version, bad_status}
+"""
 _READ_ATTEMPTS = 5
 _DECODE_ERRORS = (msgspec.DecodeError, ValueError, TypeError, OverflowError)
 
@@ -240,37 +260,22 @@ class RedisPriceStore:
             self._fault("vendor", vendor_key, f"{error} ({len(raw)} bytes); overwriting it")
             return []
 
-    async def _repairs(self) -> list[str]:
-        """Keys a write must delete first: a version that is not a sane integer, a status that is not a hash."""
-        pipe = self._client.pipeline(transaction=False)
-        pipe.getrange(self._version_key, 0, VERSION_READ_BYTES - 1)
-        pipe.type(self._status_key)
-        version_raw, status_type = await pipe.execute(raise_on_error=False)
-        broken: list[str] = []
-        try:
-            if isinstance(version_raw, Exception):
-                raise StoreCorrupt(self._version_key, str(version_raw))
-            parse_version(version_raw, self._version_key)
-        except StoreCorrupt as error:
-            self._fault("version", self._version_key, f"{error.reason}; resetting it")
-            broken.append(self._version_key)
-        if _text(status_type) not in {"hash", "none"}:
-            self._fault("status", self._status_key, f"a {_text(status_type)}, not a hash; resetting it")
-            broken.append(self._status_key)
-        return broken
-
     async def _write(self, what: str, queue: Callable[[Any], None]) -> int:
-        """Run the queued commands in one MULTI/EXEC after the repairs they need; returns the new version."""
+        """Run the queued commands in one MULTI/EXEC, after a script that drops a junk version or a
+        status key that is not a hash (inside the transaction, so concurrent writers agree on it)."""
         try:
-            broken = await self._repairs()
             pipe = self._client.pipeline(transaction=True)
-            if broken:
-                pipe.delete(*broken)
+            pipe.eval(_REPAIR_SCRIPT, 2, self._version_key, self._status_key)
             queue(pipe)
             self._bump_version(pipe)
             results = await pipe.execute(raise_on_error=False)
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis {what} failed: {error}") from error
+        repaired = results[0]
+        if isinstance(repaired, list):
+            for key, flag in zip((self._version_key, self._status_key), repaired, strict=False):
+                if flag:
+                    self._fault("version" if key == self._version_key else "status", key, "junk value reset")
         return self._checked_version(what, results)
 
     def _checked_version(self, what: str, results: list[Any]) -> int:
