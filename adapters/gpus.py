@@ -45,9 +45,9 @@ _H100_MEASURED = (
     "('Datacenter vs Consumer GPUs: H100 vs RTX 4090', fridayswithfaraday.com)"
 )
 _A100_MEASURED = (
-    "the H100's expected 3.3 over 2.5, the middle of the 2-3x H100-over-A100 measured in training "
-    "1B-30B GPT models (2.2x BF16, 3x FP8; MosaicML with CoreWeave, 'Benchmarking Large Language "
-    "Models on NVIDIA H100 GPUs', 2023) against vendor claims of up to 6x"
+    "the H100's expected 3.3 over 2.5, the middle of the 2-3x H100-over-A100 measured in mixed-precision "
+    "training of 1B-30B models against vendor claims of up to 6x (a 7B GPT with FP8 ran 3x an A100 "
+    "with BF16: MosaicML with CoreWeave, 'Benchmarking Large Language Models on NVIDIA H100 GPUs', 2023)"
 )
 _A100_PARITY = (
     "small models that fit in 24 GB often train at near parity with an RTX 4090 "
