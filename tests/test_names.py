@@ -28,7 +28,7 @@ HANGZHOU = VendorConfig(
 KNOWN = KnownNames(vendors=[HANGZHOU], offers=[SUZHOU, NANSHAN])
 
 
-def resolve(fields: FieldNames = BODY_FIELDS, **names: list[str]) -> ResolvedNames:
+def resolve(names: dict[str, list[str]], fields: FieldNames = BODY_FIELDS) -> ResolvedNames:
     return resolve_names(NameQuery(**names), known=KNOWN, catalog=DEFAULT_GPU_CATALOG, fields=fields)
 
 
@@ -47,11 +47,11 @@ def resolve(fields: FieldNames = BODY_FIELDS, **names: list[str]) -> ResolvedNam
 def test_names_match_whatever_the_case_and_come_back_canonical(
     names: dict[str, list[str]], expected: ResolvedNames
 ) -> None:
-    assert resolve(**names) == expected
+    assert resolve(names) == expected
 
 
 def test_configured_vendors_count_as_known_before_they_have_offers() -> None:
-    resolved = resolve(regions=["Zhejiang"], cities=["hangzhou"], vendors=["zj-hangzhou"])
+    resolved = resolve({"regions": ["Zhejiang"], "cities": ["hangzhou"], "vendors": ["zj-hangzhou"]})
     assert resolved == ResolvedNames(
         regions=frozenset({"zhejiang"}), cities=frozenset({"hangzhou"}), vendors=frozenset({"zj-hangzhou"})
     )
@@ -65,12 +65,12 @@ def test_stored_statuses_count_as_known() -> None:
         catalog=DEFAULT_GPU_CATALOG,
         fields=BODY_FIELDS,
     )
-    assert resolved.regions == {"guangdong"} and resolved.vendors == {"gd-dongguan"}
+    assert resolved == ResolvedNames(regions=frozenset({"guangdong"}), vendors=frozenset({"gd-dongguan"}))
 
 
 def test_an_alias_never_invents_a_place() -> None:
     with pytest.raises(InvalidRequest) as raised:
-        resolve(cities=["南京"])  # a real city, but no vendor here is in it
+        resolve({"cities": ["南京"]})  # a real city, but no vendor here is in it
     assert raised.value.reason == "unknown city '南京'; valid: hangzhou, shenzhen, suzhou"
 
 
@@ -88,7 +88,7 @@ def test_an_alias_never_invents_a_place() -> None:
 )
 def test_an_unknown_place_or_vendor_lists_the_valid_ones(names: dict[str, list[str]], reason: str) -> None:
     with pytest.raises(InvalidRequest) as raised:
-        resolve(**names)
+        resolve(names)
     assert raised.value.reason.startswith(reason)
 
 
@@ -134,12 +134,12 @@ def test_errors_name_the_field_the_surface_calls_it(
     fields: FieldNames, names: dict[str, list[str]], field: str
 ) -> None:
     with pytest.raises(InvalidRequest) as raised:
-        resolve(fields, **names)
+        resolve(names, fields)
     assert raised.value.field == field
     assert raised.value.detail.startswith(f"{field}: ")
 
 
 def test_resolved_names_admit_offers_matching_every_filter() -> None:
-    resolved = resolve(regions=["jiangsu", "shenzhen"], cities=["Suzhou"])
+    resolved = resolve({"regions": ["jiangsu", "shenzhen"], "cities": ["Suzhou"]})
     assert [resolved.admits(offer) for offer in (SUZHOU, NANSHAN)] == [True, False]
     assert ResolvedNames().admits(NANSHAN)

@@ -1,0 +1,88 @@
+"""The MCP tools resolve names and page offers exactly as the HTTP routes do.
+
+``gpuquote mcp`` runs in its own process (driven over stdio by the SDK's client, as in
+``test_mcp_server``); the HTTP app runs in this one. Both load the bundled reference catalog into an
+embedded store, so the same names must mean the same offers and be refused for the same reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from litestar.testing import AsyncTestClient
+
+from service.app import create_app
+from service.services import build_services
+from service.settings import Settings
+from service.store.memory import MemoryPriceStore
+from tests.mcp.test_mcp_server import server, texts
+
+pytestmark = pytest.mark.slow
+
+Client = AsyncTestClient[Any]
+
+
+def listed(page: dict[str, Any]) -> tuple[Any, ...]:
+    """What a page says, less the fetch times (each process loaded the catalog at its own moment)."""
+    items = [{k: v for k, v in item.items() if k != "fetched_at"} for item in page["items"]]
+    return items, page["total"], page["limit"], page["offset"]
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[Client]:
+    services = build_services(Settings(), store=MemoryPriceStore(history_max_entries=10))
+    async with AsyncTestClient(create_app(services=services)) as client:
+        yield client
+
+
+async def test_names_limits_and_reasons_match_the_http_routes(http: Client) -> None:
+    async with server() as mcp:
+        by_region = await mcp.call_tool("list_offers", {"regions": ["Jiangsu"], "limit": 1000})
+        by_vendor = await mcp.call_tool("list_offers", {"vendors": ["JS-SUZHOU-REF"]})
+        quoted = await mcp.call_tool(
+            "quote", {"workload": {"gpu_hours": 48}, "regions": ["Jiangsu"], "vendors": ["JS-SUZHOU-REF"]}
+        )
+        over_limit = await mcp.call_tool("list_offers", {"limit": 1001})
+        ambiguous = [
+            await mcp.call_tool("list_offers", {"gpus": ["a100"]}),
+            await mcp.call_tool("quote", {"workload": {"gpu_hours": 1}, "gpus": ["a100"]}),
+        ]
+        unknown_region = [
+            await mcp.call_tool("list_offers", {"regions": ["Beijing"]}),
+            await mcp.call_tool("quote", {"workload": {"gpu_hours": 1}, "regions": ["Beijing"]}),
+        ]
+        status = await mcp.call_tool("vendor_status", {"vendors": [" JS-Suzhou-Ref"]})
+
+    region_page = (await http.get("/offers", params={"region": "Jiangsu", "limit": 1000})).json()
+    vendor_page = (await http.get("/offers", params={"vendor": "JS-SUZHOU-REF"})).json()
+
+    assert not by_region.is_error, texts(by_region)
+    assert listed(by_region.structured_content) == listed(region_page)
+    assert by_region.structured_content["limit"] == 1000
+    assert by_region.structured_content["total"] == 15
+    assert not by_vendor.is_error, texts(by_vendor)
+    assert listed(by_vendor.structured_content) == listed(vendor_page)
+    assert by_vendor.structured_content["limit"] == 100  # the same default page as GET /offers
+    assert not quoted.is_error, texts(quoted)
+    assert {quote["offer_id"] for quote in quoted.structured_content["quotes"]} <= {
+        item["id"] for item in vendor_page["items"]
+    }
+    assert quoted.structured_content["quotes"]
+
+    assert over_limit.is_error
+    assert "limit" in texts(over_limit)[0] and "<= 1000" in texts(over_limit)[0]
+    http_over = (await http.get("/offers", params={"limit": 1001})).json()
+    assert "<= 1000" in http_over["errors"][0]["reason"]
+
+    http_ambiguous = (await http.get("/offers", params={"gpu": "a100"})).json()["errors"][0]["reason"]
+    assert "a100-80g (80 GB) or a100-40g (40 GB)" in http_ambiguous
+    assert [texts(result) for result in ambiguous] == [[f"gpus: {http_ambiguous}"]] * 2
+
+    http_unknown = (await http.get("/offers", params={"region": "Beijing"})).json()["errors"][0]["reason"]
+    assert http_unknown == "unknown region 'Beijing'; valid: jiangsu, shenzhen"
+    assert [texts(result) for result in unknown_region] == [[f"regions: {http_unknown}"]] * 2
+
+    assert not status.is_error, texts(status)
+    assert [vendor["vendor"] for vendor in status.structured_content["vendors"]] == ["js-suzhou-ref"]
