@@ -3,7 +3,9 @@
 Each path has a queue of replies; each request takes the next one and the last one repeats, so
 ``serve(p, status=500)`` then ``serve(p, body)`` is "500 once, then success". A reply can be slow
 (``delay_s``), carry headers (``Retry-After``), or be truncated (``truncate_at``: the full
-``Content-Length`` is declared, fewer bytes are sent, then the connection closes).
+``Content-Length`` is declared, fewer bytes are sent, then the connection closes), be sent ``chunked``
+with no ``Content-Length`` at all, or carry a ``reason`` phrase of the vendor's choosing. A redirect is a
+reply with a 3xx ``status`` and a ``Location`` header.
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
     truncate_at: int | None = None
+    chunked: bool = False
+    reason: str | None = None
+
+
+_CHUNK_BYTES = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -49,14 +56,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return
         try:
-            self.send_response(reply.status)
+            self.send_response(reply.status, reply.reason)
             for name, value in reply.headers.items():
                 self.send_header(name, value)
-            self.send_header("Content-Length", str(len(reply.body)))
+            if reply.chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(len(reply.body)))
             if reply.truncate_at is not None:
                 self.send_header("Connection", "close")
             self.end_headers()
-            self.wfile.write(reply.body if reply.truncate_at is None else reply.body[: reply.truncate_at])
+            if reply.chunked:
+                self._write_chunked(reply.body)
+            else:
+                self.wfile.write(reply.body if reply.truncate_at is None else reply.body[: reply.truncate_at])
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             # The client gave up first (it timed out): what a slow vendor sees too.
@@ -64,6 +77,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if reply.truncate_at is not None:
             self.close_connection = True
+
+    def _write_chunked(self, body: bytes) -> None:
+        for start in range(0, len(body), _CHUNK_BYTES):
+            chunk = body[start : start + _CHUNK_BYTES]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        self.wfile.write(b"0\r\n\r\n")
 
     def log_message(self, format: str, *args: object) -> None:
         """Quiet: the tests assert on ``FakeVendor.requests`` instead."""
@@ -98,9 +117,11 @@ class FakeVendor:
         headers: dict[str, str] | None = None,
         delay_s: float = 0.0,
         truncate_at: int | None = None,
+        chunked: bool = False,
+        reason: str | None = None,
     ) -> str:
         """Queue one reply for ``path`` (path and query, as requested); returns its URL."""
-        reply = Reply(body, status, headers or {}, delay_s, truncate_at)
+        reply = Reply(body, status, headers or {}, delay_s, truncate_at, chunked, reason)
         with self._lock:
             self._replies.setdefault(path, []).append(reply)
         return self.url(path)
