@@ -46,7 +46,9 @@ def _serve(args: argparse.Namespace) -> int:
         # JSON lines through a queue, applied in every worker; the app writes the access line itself.
         log_config=log_config(settings.log_level),
         access_log=False,
-        proxy_headers=True,
+        # Only the configured proxies may set the client address (the rate limit counts per address).
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=list(settings.trusted_proxies) or None,
     )
     return 0
 
