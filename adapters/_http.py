@@ -17,6 +17,7 @@ import asyncio
 import logging
 import os
 import random
+import socket
 import ssl
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -83,6 +84,8 @@ def _connect_detail(error: BaseException) -> str:
     while cause is not None:
         if isinstance(cause, ssl.SSLError):
             return "TLS handshake failed"
+        if isinstance(cause, socket.gaierror):
+            return cause.strerror or "host name not resolved"
         if isinstance(cause, OSError) and cause.errno is not None:
             return os.strerror(cause.errno)
         cause = cause.__cause__ or cause.__context__
@@ -200,6 +203,9 @@ async def get_bytes(
                 )
         except _Retryable as retryable:
             failure = retryable
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol):
+            message = f"{label} is not a usable http or https URL"
+            raise VendorFetchError(config.id, message, category="config") from None
         except (httpx.HTTPError, TimeoutError) as error:
             failure = _describe(error, label, config.timeout_s)
         if attempt < config.retries:

@@ -123,7 +123,7 @@ async def read_pages(
     pages = [decode(body, source)]
     if config.url is None or config.path is not None:
         return pages, source
-    first_url = httpx.URL(config.url)
+    first_url = httpx.URL(config.url)  # it parsed: the first page was fetched from it
     page_url = first_url
     fetched = {page_url}
     while link := next_link(pages[-1]):

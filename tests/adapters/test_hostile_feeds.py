@@ -402,6 +402,24 @@ async def test_a_malformed_header_line_is_not_quoted(
     )
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://feeduser:pa55word@127.0.0.1:port/feed?access_token=tok3n",
+        "ftp://feeduser:pa55word@127.0.0.1/feed",
+    ],
+    ids=["bad-port", "ftp"],
+)
+async def test_an_unusable_url_is_a_config_error_that_shows_no_credentials(
+    url: str, client: httpx.AsyncClient, context: AdapterContext
+) -> None:
+    error = await _failure("static", client, context, url=url)
+
+    assert error.category == "config"
+    assert error.message == f"{redact_url(url)} is not a usable http or https URL"
+    assert "pa55word" not in str(error)
+
+
 def test_every_category_is_documented() -> None:
     docstring = adapters_base.__doc__ or ""
     assert [category for category in FETCH_ERROR_CATEGORIES if f"\n    {category} " not in docstring] == []
