@@ -1,14 +1,17 @@
-"""Read-side routes: offers, their history, vendor freshness, the GPU catalog."""
+"""Read-side routes: offers, their history, vendor freshness, the GPU catalog, named models."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
-from litestar import Controller, get
+from litestar import Controller, Request, get
+from litestar.exceptions import ValidationException
 from litestar.params import FromPath, QueryParameter
 
+from adapters.models import NAMED_MODELS
 from schemas.api import GpuList, OfferHistory, OfferPage, VendorList
+from schemas.model import ModelList
 from schemas.offer import Offer, PricingKind
 from service.http.problems import problem_responses
 from service.names import QUERY_PARAMETERS
@@ -24,7 +27,22 @@ from service.services.offers import (
 
 __all__ = ["CatalogController"]
 
-_FILTER_DOC = "Repeat the parameter to match any of several values."
+_FILTER_DOC = "Repeat the parameter to match any of several values. Unknown parameters are a 400."
+_OFFER_PARAMETERS = frozenset({"gpu", "region", "city", "vendor", "pricing", "limit", "offset"})
+
+
+def _reject_unknown_parameters(request: Request[Any, Any, Any], known: frozenset[str]) -> None:
+    """A misspelt filter (``?gpus=h800``) would otherwise be ignored and answer with every offer."""
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        valid = ", ".join(sorted(known))
+        raise ValidationException(
+            detail=f"unknown query parameter(s): {', '.join(unknown)}",
+            extra=[
+                {"key": name, "message": f"unknown query parameter; valid: {valid}", "source": "query"}
+                for name in unknown
+            ],
+        )
 
 
 class CatalogController(Controller):
@@ -41,10 +59,14 @@ class CatalogController(Controller):
     async def list_offers(
         self,
         services: Services,
+        request: Request[Any, Any, Any],
         gpu: Annotated[
             list[str] | None, QueryParameter(description="GPU id or vendor spelling, e.g. rtx4090")
         ] = None,
-        region: Annotated[list[str] | None, QueryParameter(description="Region, e.g. jiangsu")] = None,
+        region: Annotated[
+            list[str] | None, QueryParameter(description="Region, e.g. jiangsu or 江苏")
+        ] = None,
+        city: Annotated[list[str] | None, QueryParameter(description="City, e.g. suzhou or 苏州")] = None,
         vendor: Annotated[list[str] | None, QueryParameter(description="Vendor id")] = None,
         pricing: Annotated[list[PricingKind] | None, QueryParameter(description="Pricing model")] = None,
         limit: Annotated[
@@ -52,8 +74,15 @@ class CatalogController(Controller):
         ] = OFFER_PAGE_DEFAULT,
         offset: Annotated[int, QueryParameter(ge=0, description="Items to skip")] = 0,
     ) -> OfferPage:
+        _reject_unknown_parameters(request, _OFFER_PARAMETERS)
         snapshot = await services.snapshots.current()
-        query = OfferFilter(gpus=gpu or (), regions=region or (), vendors=vendor or (), pricing=pricing or ())
+        query = OfferFilter(
+            gpus=gpu or (),
+            regions=region or (),
+            cities=city or (),
+            vendors=vendor or (),
+            pricing=pricing or (),
+        )
         return list_offers(
             snapshot,
             query,
@@ -110,7 +139,19 @@ class CatalogController(Controller):
         "/gpus",
         operation_id="list_gpus",
         summary="GPU catalog",
-        description="Canonical GPU ids with memory and a performance index relative to an RTX 4090.",
+        description="Canonical GPU ids with memory, the peak performance index and the relative speed "
+        "`{low, expected, high}` to an RTX 4090 with the sources of each end.",
     )
     async def list_gpus(self, services: Services) -> GpuList:
         return GpuList(gpus=list(services.catalog.models.values()))
+
+    @get(
+        "/models",
+        operation_id="list_models",
+        summary="Named models",
+        description="Widely used open models by name, with their parameter counts (total, and active for "
+        "mixture-of-experts models) from their model cards. `workload.model` in `POST /quote` takes these "
+        "names; memory is sized on the total parameters.",
+    )
+    async def list_models(self) -> ModelList:
+        return ModelList(models=list(NAMED_MODELS))

@@ -18,7 +18,7 @@ from schemas.api import Problem
 from service.errors import GpuquoteError, StoreUnreachable
 from service.store.base import StoreUnavailable
 
-__all__ = ["PROBLEM_RESPONSES", "problem_details_config", "problem_responses"]
+__all__ = ["problem_details_config", "problem_responses"]
 
 logger = logging.getLogger("gpuquote.http")
 _JSON_PATH = re.compile(r"at `\$\.?(?P<path>[^`]*)`")
@@ -148,6 +148,3 @@ def problem_responses(*statuses: int) -> dict[int, ResponseSpec]:
         )
         for status in statuses
     }
-
-
-PROBLEM_RESPONSES = problem_responses(400, 422, 503)
