@@ -22,14 +22,14 @@ spread over the period, so whole periods times the rate is the package price.
 Only node-hour offers span machines: separately rented machines promise no interconnect between them,
 so a per-machine term package rents one machine.
 
-Rounding up to the granularity allows for float noise (a millionth of a unit), so 48 h / 3.0 = 16 h
-bills 16 h, never 17. The bounds of a range are each billed on their own hours: 17.14 h at hourly
-granularity bills 18 h.
+The rule runs in bulk, over (offers × card counts) arrays, in ``evaluate``; a returned quote's bill is
+gathered from those arrays into a ``Bill``, never worked out again. Rounding up to the granularity allows
+for float noise (a millionth of a unit), so 48 h / 3.0 = 16 h bills 16 h, never 17. The bounds of a range
+are each billed on their own hours: 17.14 h at hourly granularity bills 18 h.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,17 +38,7 @@ import numpy.typing as npt
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Pricing, PricingKind, TermPricing
 from schemas.quote import MAX_CARDS
 
-__all__ = [
-    "KIND_CODES",
-    "PERIOD_HOURS",
-    "Bill",
-    "BillingTerms",
-    "bill",
-    "billed_hours",
-    "billed_hours_array",
-    "billing_terms",
-    "units_for",
-]
+__all__ = ["KIND_CODES", "PERIOD_HOURS", "Bill", "BillingTerms", "billed_hours", "billing_terms"]
 
 PERIOD_HOURS = {"day": 24.0, "week": 168.0, "month": 720.0}
 KIND_CODES: dict[PricingKind, int] = {"card_hour": 0, "node_hour": 1, "bundle": 2, "term": 3}
@@ -136,50 +126,27 @@ def billing_terms(pricing: Pricing) -> BillingTerms:
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
 
 
-def units_for(cards: int, terms: BillingTerms) -> int | None:
-    """Units rented to run ``cards`` cards, or ``None`` when the offer cannot supply exactly that."""
-    if terms.whole_units_only and cards % terms.unit_cards:
-        return None
-    units = max(terms.min_units, math.ceil(cards / terms.unit_cards))
-    return units if units <= terms.max_units else None
-
-
-def billed_hours(hours: float, granularity_hours: float, min_billed_hours: float = 0.0) -> float:
-    """``hours`` rounded up to whole granules, and at least the minimum billed."""
-    granules = math.ceil(hours / granularity_hours - _BILLING_TOLERANCE)
-    return max(min_billed_hours, granules * granularity_hours)
-
-
-def billed_hours_array(
+def billed_hours(
     hours: npt.NDArray[np.float64],
     granularity_hours: npt.NDArray[np.float64],
     min_billed_hours: npt.NDArray[np.float64],
+    *,
+    out: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    """``billed_hours`` over arrays (broadcast), the same arithmetic step for step."""
-    granules = np.ceil(hours / granularity_hours - _BILLING_TOLERANCE)
-    return np.maximum(min_billed_hours, granules * granularity_hours)
+    """``hours`` rounded up to whole granules, and at least the minimum billed (arrays, broadcast)."""
+    billed = np.divide(hours, granularity_hours, out=out)
+    billed -= _BILLING_TOLERANCE
+    np.ceil(billed, out=billed)
+    billed *= granularity_hours
+    return np.maximum(min_billed_hours, billed, out=billed)
 
 
 @dataclass(frozen=True, slots=True)
 class Bill:
+    """One candidate's expected bill, gathered from the evaluation's arrays."""
+
     units: int
     billed_cards: int
     billed_hours: float
     hourly_rate_cny: float
     cost_cny: float
-
-
-def bill(terms: BillingTerms, cards: int, hours: float) -> Bill | None:
-    """What running ``cards`` cards for ``hours`` wall-clock hours is billed, or ``None`` if impossible."""
-    units = units_for(cards, terms)
-    if units is None:
-        return None
-    hours_billed = billed_hours(hours, terms.granularity_hours, terms.min_billed_hours)
-    hourly_rate = units * terms.unit_rate_cny_per_hour
-    return Bill(
-        units=units,
-        billed_cards=units * terms.unit_cards,
-        billed_hours=hours_billed,
-        hourly_rate_cny=hourly_rate,
-        cost_cny=hourly_rate * hours_billed,
-    )

@@ -1,7 +1,7 @@
-"""Line items of a quote's expected bill, adding up to its expected cost.
+"""Line items of a quote's expected bill, adding up to the expected cost the quote shows.
 
 Each item is rounded half-up to the fen; the compute line takes whatever rounding difference is left, so
-the items always add up to the total the quote shows.
+the items always add up to the total the quote shows (``total_cny``, already rounded).
 
 A bundle bought from a vendor that also sells the same GPU by the card-hour shows the saving: a compute
 line at that card-hour price for the same cards and billed hours, and a negative discount line
@@ -11,64 +11,61 @@ line at that card-hour price for the same cards and billed hours, and a negative
 from __future__ import annotations
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
-from schemas.quote import Lang, LineItem
-from service.quote._billing import Bill
+from schemas.quote import Lang, LineItem, LineItemKind
+from service.quote._billing import PERIOD_HOURS, Bill
 from service.quote._money import cents, format_cny, round_cny
 from service.quote._texts import hours_text, number_text, text
 
 __all__ = ["line_items"]
 
-def _compute_rest(total_cny: float, others: list[LineItem]) -> float:
-    """The compute amount that makes the rounded items add up to the rounded total."""
-    return (cents(total_cny) - sum(cents(item.amount_cny) for item in others)) / 100
+
+def _compute(description: str, total_cny: float, others: tuple[LineItem, ...] = ()) -> LineItem:
+    """The compute line: the amount that makes the rounded items add up to the rounded total."""
+    rest = (cents(total_cny) - sum(cents(item.amount_cny) for item in others)) / 100
+    return LineItem(kind="compute", description=description, amount_cny=rest)
 
 
-def _card_hour(offer: Offer, pricing: CardHourPricing, cards: int, bill: Bill, lang: Lang) -> list[LineItem]:
-    description = text(
-        "item_card_hour",
-        lang,
-        cards=cards,
-        gpu=offer.gpu,
-        price=format_cny(pricing.cny_per_card_hour),
-        hours=hours_text(bill.billed_hours),
-    )
+def _card_hour(
+    offer: Offer, pricing: CardHourPricing, cards: int, bill: Bill, total_cny: float, lang: Lang
+) -> list[LineItem]:
+    price, hours = format_cny(pricing.cny_per_card_hour), hours_text(bill.billed_hours)
+    description = text("item_card_hour", lang, cards=cards, gpu=offer.gpu, price=price, hours=hours)
     if pricing.min_billed_hours > 0 and bill.billed_hours == pricing.min_billed_hours:
         description += text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
-    return [LineItem(kind="compute", description=description, amount_cny=round_cny(bill.cost_cny))]
+    return [_compute(description, total_cny)]
 
 
-def _node_hour(pricing: NodeHourPricing, bill: Bill, lang: Lang) -> list[LineItem]:
+def _node_hour(pricing: NodeHourPricing, bill: Bill, total_cny: float, lang: Lang) -> list[LineItem]:
     nodes, hours = bill.units, hours_text(bill.billed_hours)
-    extras: list[LineItem] = []
-    for kind, key, price in (
+    premiums: tuple[tuple[LineItemKind, str, float], ...] = (
         ("network", "item_network", pricing.network_premium_cny_per_node_hour),
         ("storage", "item_storage", pricing.storage_cny_per_node_hour),
-    ):
-        if price > 0:
-            extras.append(
-                LineItem(
-                    kind=kind,  # type: ignore[arg-type]
-                    description=text(key, lang, nodes=nodes, price=format_cny(price), hours=hours),
-                    amount_cny=round_cny(nodes * price * bill.billed_hours),
-                )
-            )
-    compute = LineItem(
-        kind="compute",
-        description=text(
-            "item_node",
-            lang,
-            nodes=nodes,
-            node_cards=pricing.cards_per_node,
-            price=format_cny(pricing.cny_per_node_hour),
-            hours=hours,
-        ),
-        amount_cny=_compute_rest(bill.cost_cny, extras),
     )
-    return [compute, *extras]
+    extras = tuple(
+        LineItem(
+            kind=kind,
+            description=text(key, lang, nodes=nodes, price=format_cny(price), hours=hours),
+            amount_cny=round_cny(nodes * price * bill.billed_hours),
+        )
+        for kind, key, price in premiums
+        if price > 0
+    )
+    node = {
+        "nodes": nodes,
+        "node_cards": pricing.cards_per_node,
+        "price": format_cny(pricing.cny_per_node_hour),
+    }
+    return [_compute(text("item_node", lang, hours=hours, **node), total_cny, extras), *extras]
 
 
 def _bundle(
-    offer: Offer, pricing: BundlePricing, cards: int, bill: Bill, reference: Offer | None, lang: Lang
+    offer: Offer,
+    pricing: BundlePricing,
+    cards: int,
+    bill: Bill,
+    total_cny: float,
+    reference: Offer | None,
+    lang: Lang,
 ) -> list[LineItem]:
     hours = hours_text(bill.billed_hours)
     fields = {
@@ -79,7 +76,7 @@ def _bundle(
     if reference is not None and isinstance(reference.pricing, CardHourPricing):
         card_hour_price = reference.pricing.cny_per_card_hour
         list_cny = cards * card_hour_price * bill.billed_hours
-        if cents(list_cny) > cents(bill.cost_cny):
+        if cents(list_cny) > cents(total_cny):
             percent = number_text(round((1 - bill.cost_cny / list_cny) * 100, 1))
             listed = LineItem(
                 kind="compute",
@@ -97,19 +94,13 @@ def _bundle(
             discount = LineItem(
                 kind="discount",
                 description=text("item_bundle_discount", lang, percent=percent, **fields),
-                amount_cny=(cents(bill.cost_cny) - cents(list_cny)) / 100,
+                amount_cny=(cents(total_cny) - cents(list_cny)) / 100,
             )
             return [listed, discount]
-    return [
-        LineItem(
-            kind="compute",
-            description=text("item_bundle", lang, hours=hours, **fields),
-            amount_cny=round_cny(bill.cost_cny),
-        )
-    ]
+    return [_compute(text("item_bundle", lang, hours=hours, **fields), total_cny)]
 
 
-def _term(pricing: TermPricing, bill: Bill, period_hours: float, lang: Lang) -> list[LineItem]:
+def _term(pricing: TermPricing, bill: Bill, total_cny: float, lang: Lang) -> list[LineItem]:
     description = text(
         "item_term",
         lang,
@@ -117,10 +108,10 @@ def _term(pricing: TermPricing, bill: Bill, period_hours: float, lang: Lang) -> 
         period=text(f"period_{pricing.period}", lang),
         unit_cards=pricing.cards,
         price=format_cny(pricing.cny_per_period),
-        periods=number_text(bill.billed_hours / period_hours),
+        periods=number_text(bill.billed_hours / PERIOD_HOURS[pricing.period]),
         hours=hours_text(bill.billed_hours),
     )
-    return [LineItem(kind="compute", description=description, amount_cny=round_cny(bill.cost_cny))]
+    return [_compute(description, total_cny)]
 
 
 def line_items(
@@ -128,19 +119,19 @@ def line_items(
     cards: int,
     bill: Bill,
     *,
+    total_cny: float,
     card_hour_reference: Offer | None,
-    period_hours: float,
     lang: Lang,
 ) -> list[LineItem]:
-    """The expected bill's lines for ``cards`` cards of ``offer``."""
+    """The expected bill's lines for ``cards`` cards of ``offer``, adding up to ``total_cny``."""
     pricing = offer.pricing
     match pricing:
         case CardHourPricing():
-            return _card_hour(offer, pricing, cards, bill, lang)
+            return _card_hour(offer, pricing, cards, bill, total_cny, lang)
         case NodeHourPricing():
-            return _node_hour(pricing, bill, lang)
+            return _node_hour(pricing, bill, total_cny, lang)
         case BundlePricing():
-            return _bundle(offer, pricing, cards, bill, card_hour_reference, lang)
+            return _bundle(offer, pricing, cards, bill, total_cny, card_hour_reference, lang)
         case TermPricing():
-            return _term(pricing, bill, period_hours, lang)
+            return _term(pricing, bill, total_cny, lang)
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover

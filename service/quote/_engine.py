@@ -4,13 +4,16 @@ Pure: no I/O, no clock, no environment. The caller passes the time (``QuoteOptio
 price store answered. Steps: resolve the request's names (``InvalidRequest`` on a bad one), evaluate every
 (offer × card count) candidate in bulk, rank the qualifying ones, then build only the returned quotes.
 
-Rounding rules (documented once here, applied in ``money``, ``billing`` and ``quotes``):
+Rounding rules (documented once here, applied in ``money``, ``billing``, ``evaluate`` and ``quotes``):
 
 - money is rounded half-up to the fen only at the edge, in the response; hours half-up to 0.01 h;
 - each bound of a range is billed on its own wall-clock hours rounded UP to the offer's granularity:
   48 gpu-hours on 4 cards at 2.8–3.2× is 15 / 16 / 17.142857 h, shown 15 / 16 / 17.14 h, and at
   hourly granularity billed 15 / 16 / 18 h, so ¥480.00 / ¥512.00 / ¥576.00 at 4 × ¥8/h;
 - deadline and budget compare the figures as shown, so a quote never displays a value past a limit.
+
+Every figure of every candidate is computed once, in bulk, by ``evaluate``; the returned quotes (and the
+single-card comparison the summary uses) are gathered from its arrays.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import QuoteRequest, QuoteResponse, SnapshotInfo, Task
 from service.quote._evaluate import Evaluation, evaluate
 from service.quote._memory import DEFAULT_BYTES_PER_PARAM
-from service.quote._quotes import QuoteContext, build_quote_struct
+from service.quote._quotes import QuoteContext, build_quotes
 from service.quote._ranking import CandidateKeys, pick, top
 from service.quote._resolve import ResolvedRequest, resolve_request
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
@@ -39,7 +42,10 @@ __all__ = ["QuoteOptions", "build_quote"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class QuoteOptions:
-    """What the engine needs besides the snapshot and the request; everything an operator tunes."""
+    """What the engine needs besides the snapshot and the request; everything an operator tunes.
+
+    A plain value: the service fills it from ``Settings``, which validates the environment's input.
+    """
 
     now: datetime
     price_max_age_s: float
@@ -47,12 +53,6 @@ class QuoteOptions:
     cross_node_factor: float = DEFAULT_CROSS_NODE_FACTOR
     store_reachable: bool = True
     bytes_per_param: Mapping[Task, float] = field(default_factory=lambda: dict(DEFAULT_BYTES_PER_PARAM))
-
-    def __post_init__(self) -> None:
-        if not 0 < self.cross_node_factor <= 1:
-            raise ValueError(f"cross_node_factor must be in (0, 1], got {self.cross_node_factor}")
-        if not self.price_max_age_s > 0:
-            raise ValueError(f"price_max_age_s must be positive, got {self.price_max_age_s}")
 
 
 def _response_warnings(
@@ -66,12 +66,12 @@ def _response_warnings(
         warnings.append(
             text("warn_stale_fallback", lang, max_age=number_text(options.price_max_age_s / 3600))
         )
-    if resolved.memory_needed_gb is not None and evaluation.considered.any():
-        fits_one_machine = evaluation.considered & (evaluation.min_cards <= tables.machine_cards)
+    if resolved.memory_needed_gb is not None and evaluation.matching.any():
+        fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
         if not fits_one_machine.any():
             warnings.append(text("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
     if resolved.reference_gpu is None:
-        offers_quoted = evaluation.qualifying.any(axis=1)
+        offers_quoted = evaluation.qualifying.any(axis=0)
         gpu_codes = np.unique(tables.gpu_code[offers_quoted])
         if gpu_codes.size > 1:
             gpus = ", ".join(tables.gpu_names[code] for code in gpu_codes)
@@ -86,17 +86,32 @@ def _response_warnings(
 def _single_card_position(evaluation: Evaluation, id_order: npt.NDArray[np.int64]) -> int | None:
     """Offer index of the cheapest single card that could run the job, limits aside."""
     column = evaluation.one_card_column
-    offers = np.flatnonzero(evaluation.runnable[:, column])
+    offers = np.flatnonzero(evaluation.runnable[column])
     if offers.size == 0:
         return None
     keys = CandidateKeys(
-        cost=evaluation.cost_expected[offers, column],
-        hours=evaluation.hours_expected[offers, column],
+        cost=evaluation.cost_expected[column, offers],
+        hours=evaluation.hours_expected[column, offers],
         id_order=id_order[offers],
         cards=np.ones(offers.size),
         time_value_cny_per_hour=None,
     )
     return int(offers[top(keys.order_keys("cost"), 1)[0]])
+
+
+def _add_single_card(
+    chosen: list[tuple[int, int, int]], evaluation: Evaluation, id_order: npt.NDArray[np.int64]
+) -> int | None:
+    """Where the single-card comparison stands in ``chosen`` (appended at rank 0 when not ranked)."""
+    offer = _single_card_position(evaluation, id_order)
+    if offer is None:
+        return None
+    candidate = (offer, evaluation.one_card_column)
+    for at, (row, column, _) in enumerate(chosen):
+        if (row, column) == candidate:
+            return at
+    chosen.append((*candidate, 0))
+    return len(chosen) - 1
 
 
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
@@ -130,8 +145,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             warnings=warnings,
         )
 
-    width = len(evaluation.counts)
-    offer_of, column_of = positions // width, positions % width
+    column_of, offer_of = np.divmod(positions, tables.size)
     keys = CandidateKeys(
         cost=evaluation.cost_expected.ravel()[positions],
         hours=evaluation.hours_expected.ravel()[positions],
@@ -140,6 +154,11 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         time_value_cny_per_hour=request.time_value_cny_per_hour,
     )
     picks = pick(keys, request.rank_by, request.limit)
+    ranked = sorted(picks.ranks, key=picks.ranks.__getitem__)
+    chosen = [
+        (int(offer_of[position]), int(column_of[position]), picks.ranks[position]) for position in ranked
+    ]
+    single_at = _add_single_card(chosen, evaluation, tables.id_order)
     context = QuoteContext(
         tables=tables,
         evaluation=evaluation,
@@ -149,20 +168,11 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         price_max_age_s=options.price_max_age_s,
         lang=request.lang,
     )
-    built = {
-        position: build_quote_struct(context, int(offer_of[position]), int(column_of[position]), rank)
-        for position, rank in sorted(picks.ranks.items(), key=lambda item: item[1])
-    }
-    quotes = list(built.values())
-
-    single_offer = _single_card_position(evaluation, tables.id_order)
-    single = None
-    if single_offer is not None:
-        single_id = f"{tables.offers[single_offer].id}@1"
-        single = next((quote for quote in quotes if quote.id == single_id), None) or build_quote_struct(
-            context, single_offer, evaluation.one_card_column, 0
-        )
-    considered_min_cards = evaluation.min_cards[evaluation.considered]
+    structs = build_quotes(context, chosen)
+    built = dict(zip(ranked, structs, strict=False))
+    quotes = structs[: len(ranked)]
+    single = None if single_at is None else structs[single_at]
+    matching_min_cards = evaluation.min_cards[evaluation.matching]
     summary = quote_summary(
         recommended=built[picks.recommended],
         fastest=built[picks.fastest],
@@ -170,7 +180,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         quotes=quotes,
         response_warnings=warnings,
         vendor_names={vendor: status.name for vendor, status in snapshot.statuses.items() if status.name},
-        min_cards=int(considered_min_cards.min()) if considered_min_cards.size else None,
+        min_cards=int(matching_min_cards.min()) if matching_min_cards.size else None,
         lang=request.lang,
     )
     return QuoteResponse(

@@ -16,7 +16,6 @@ Sharding the model over n cards divides the need by n (ZeRO-3 / FSDP, tensor or 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy.typing as npt
 
 from schemas.quote import Task
 
-__all__ = ["DEFAULT_BYTES_PER_PARAM", "MAX_MEMORY_USE", "memory_needed_gb", "min_cards", "min_cards_array"]
+__all__ = ["DEFAULT_BYTES_PER_PARAM", "MAX_MEMORY_USE", "memory_needed_gb", "min_cards"]
 
 MAX_MEMORY_USE = 0.9
 """Keep peak use under 90 % of a card's memory (Jiangsu article: past 90 % the card is at its limit)."""
@@ -45,14 +44,9 @@ def memory_needed_gb(
     return model_params_b * bytes_per_param[task]
 
 
-def min_cards(memory_needed: float, card_memory_gb: float, *, max_use: float = MAX_MEMORY_USE) -> int:
-    """Fewest cards of ``card_memory_gb`` that hold ``memory_needed`` GB at ≤ ``max_use`` of each card."""
-    # The small tolerance keeps an exact fit (72 GB on one 80 GB card) at one card despite float noise.
-    return max(1, math.ceil(memory_needed / (card_memory_gb * max_use) - 1e-9))
-
-
-def min_cards_array(
+def min_cards(
     memory_needed: float, card_memory_gb: npt.NDArray[np.float64], *, max_use: float = MAX_MEMORY_USE
 ) -> npt.NDArray[np.float64]:
-    """``min_cards`` for every offer at once."""
+    """Fewest cards of each ``card_memory_gb`` that hold ``memory_needed`` GB at ≤ ``max_use`` of each card."""
+    # The small tolerance keeps an exact fit (72 GB on one 80 GB card) at one card despite float noise.
     return np.maximum(1.0, np.ceil(memory_needed / (card_memory_gb * max_use) - 1e-9))

@@ -2,9 +2,11 @@
 
 Internally everything is float. Rounding goes through an integer count of fen (or centi-hours) taken as
 ``floor(x * 100 + 0.5 + tolerance)``: the tolerance absorbs binary noise (``1.005 * 100`` is
-``100.49999999999999``; 383.99999999999994 must print as 384.00), and the same formula runs on numpy
-arrays, so a limit checked in bulk agrees to the fen with the figure the response shows. The count then
-becomes the float nearest the decimal figure (JSON numbers), or an exact ``Decimal`` for text.
+``100.49999999999999``; 383.99999999999994 must print as 384.00). A quote's figures and the limits
+checked against them are rounded in bulk by ``cents_array``, one formula for both, so a returned quote
+never shows a figure past a limit; ``cents`` rounds the single amounts written into text and line items.
+The count then becomes the float nearest the decimal figure (JSON numbers), or an exact ``Decimal`` for
+text.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def cents(value: float) -> int:
 
 
 def cents_array(values: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """``cents`` over an array of non-negative values, as floats (NaN stays NaN)."""
+    """Non-negative values in hundredths, rounded half-up, as floats (NaN stays NaN)."""
     return np.floor(values * 100 + (0.5 + _TOLERANCE))
 
 

@@ -1,8 +1,9 @@
-"""One ``Quote`` struct for one chosen candidate: ranges, bill, line items and warnings.
+"""The ``Quote`` structs for the chosen candidates: ranges, bill, line items and warnings.
 
-Only the few quotes a response returns are built here, in Python; the bulk arrays already decided which.
-The figures are recomputed from the same arrays with the same arithmetic as the bulk pass (``bill`` and
-``billed_hours`` step for step), so a quote shows exactly the cost it was ranked and filtered on.
+Only the few quotes a response returns are built here, in Python; the bulk arrays already decided which
+and already hold every figure. The chosen candidates' figures are gathered from those arrays and rounded
+together with ``cents_array``, the rounding the limits were checked with, so a quote shows exactly the
+figures it was ranked and filtered on.
 
 Ranges: hours low/expected/high come from speed-up high/expected/low; each bound's cost is billed on its
 own hours (rounded up to the granularity), so the cost range is as honest as the time range.
@@ -10,20 +11,24 @@ own hours (rounded up to the granularity), so the cost range is as honest as the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from adapters.gpus import GpuCatalog
 from schemas.offer import CardHourPricing, NodeHourPricing, Offer, TermPricing, pricing_kind
 from schemas.quote import Lang, Quote, Range
-from service.quote._billing import PERIOD_HOURS, Bill, BillingTerms, bill, billed_hours
+from service.quote._billing import Bill
 from service.quote._breakdown import line_items
-from service.quote._evaluate import Evaluation
-from service.quote._money import format_cny, round_cny, round_hours
+from service.quote._evaluate import Evaluation, Figure
+from service.quote._money import cents_array, format_cny, round_hours
 from service.quote._resolve import ResolvedRequest
 from service.quote._tables import NO_OFFER, OfferTables
 from service.quote._texts import hours_text, number_text, text
 
-__all__ = ["QuoteContext", "build_quote_struct", "quote_id"]
+__all__ = ["QuoteContext", "build_quotes", "quote_id"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,18 +64,80 @@ def _break_even_hours(offer: Offer, reference: Offer | None) -> float | None:
     return offer.pricing.cny_per_period / (offer.pricing.cards * reference.pricing.cny_per_card_hour)
 
 
-def _expected_bill(terms: BillingTerms, cards: int, hours: float) -> Bill:
-    expected = bill(terms, cards, hours)
-    if expected is None:  # pragma: no cover - the bulk pass only chooses feasible candidates
-        raise AssertionError(f"{cards} cards chosen on an offer that cannot supply them")
-    return expected
+@dataclass(frozen=True, slots=True)
+class _Figures:
+    """One chosen candidate's expected bill as computed, and its figures as the response shows them."""
+
+    bill: Bill
+    speedup: Range
+    hours: Range
+    cost_cny: Range
+    billed_hours: float
+    hourly_rate_cny: float
+    effective_card_hour_cny: float
+    value_cny: float | None
+    raw_hours_high: float
+    raw_cost_high: float
 
 
-def _warnings(
-    context: QuoteContext, index: int, cards: int, expected: Bill, hours_high: float, cost_high: float
-) -> list[str]:
+# Rows of the gathered figures: the three speed-ups, the evaluation's figures, then two derived ones.
+_SPEEDUP = 0
+_FIGURE = 3
+_EFFECTIVE = _FIGURE + len(Figure)
+_VALUE = _EFFECTIVE + 1
+
+
+def _figures(context: QuoteContext, offers: Sequence[int], columns: Sequence[int]) -> list[_Figures]:
+    """The figures of every chosen candidate, gathered from the evaluation and rounded in one pass."""
+    evaluation, time_value = context.evaluation, context.resolved.request.time_value_cny_per_hour
+    rows, counts = np.asarray(offers), np.asarray(columns)
+    block = evaluation.figures[:, counts, rows]
+    hours, cost = block[Figure.HOURS_EXPECTED], block[Figure.COST_EXPECTED]
+    cards = np.asarray(evaluation.counts, dtype=np.float64)[counts]
+    speedup_at = (counts, evaluation.machine_code[rows])
+    raw = np.vstack(
+        [
+            evaluation.speedup_low[speedup_at],
+            evaluation.speedup_expected[speedup_at],
+            evaluation.speedup_high[speedup_at],
+            block,
+            cost / (cards * hours),
+            cost + (time_value or 0.0) * hours,
+        ]
+    )
+    shown_rows = (cents_array(raw) / 100).T.tolist()
+    chosen: list[_Figures] = []
+    for index, raw_row, shown in zip(offers, raw.T.tolist(), shown_rows, strict=True):
+        figure = raw_row[_FIGURE:]
+        units = int(figure[Figure.UNITS])
+        bill = Bill(
+            units=units,
+            billed_cards=units * context.tables.terms[index].unit_cards,
+            billed_hours=figure[Figure.BILLED_HOURS],
+            hourly_rate_cny=figure[Figure.HOURLY_RATE_CNY],
+            cost_cny=figure[Figure.COST_EXPECTED],
+        )
+        figure_shown = shown[_FIGURE:]
+        chosen.append(
+            _Figures(
+                bill=bill,
+                speedup=Range(*shown[_SPEEDUP:_FIGURE]),
+                hours=Range(*figure_shown[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]),
+                cost_cny=Range(*figure_shown[Figure.COST_LOW : Figure.COST_HIGH + 1]),
+                billed_hours=figure_shown[Figure.BILLED_HOURS],
+                hourly_rate_cny=figure_shown[Figure.HOURLY_RATE_CNY],
+                effective_card_hour_cny=shown[_EFFECTIVE],
+                value_cny=None if time_value is None else shown[_VALUE],
+                raw_hours_high=figure[Figure.HOURS_HIGH],
+                raw_cost_high=figure[Figure.COST_HIGH],
+            )
+        )
+    return chosen
+
+
+def _warnings(context: QuoteContext, index: int, cards: int, figures: _Figures) -> list[str]:
     offer, terms, lang = context.tables.offers[index], context.tables.terms[index], context.lang
-    request, evaluation = context.resolved.request, context.evaluation
+    request, evaluation, expected = context.resolved.request, context.evaluation, figures.bill
     warnings: list[str] = []
     idle = expected.billed_cards - cards
     if idle > 0:
@@ -109,19 +176,18 @@ def _warnings(
         )
     if terms.min_billed_hours > 0 and expected.billed_hours == terms.min_billed_hours:
         warnings.append(text("warn_minimum", lang, hours=hours_text(terms.min_billed_hours)))
-    if request.deadline_hours is not None and round_hours(hours_high) > request.deadline_hours:
+    if request.deadline_hours is not None and figures.hours.high > request.deadline_hours:
         warnings.append(
             text(
                 "warn_deadline",
                 lang,
-                hours=hours_text(hours_high),
+                hours=hours_text(figures.raw_hours_high),
                 deadline=number_text(request.deadline_hours),
             )
         )
-    if request.budget_cny is not None and round_cny(cost_high) > request.budget_cny:
-        warnings.append(
-            text("warn_budget", lang, cost=format_cny(cost_high), budget=format_cny(request.budget_cny))
-        )
+    if request.budget_cny is not None and figures.cost_cny.high > request.budget_cny:
+        cost, budget = format_cny(figures.raw_cost_high), format_cny(request.budget_cny)
+        warnings.append(text("warn_budget", lang, cost=cost, budget=budget))
     if evaluation.stale[index]:
         age_hours = (context.now_s - offer.fetched_at.timestamp()) / 3600
         warnings.append(
@@ -135,65 +201,66 @@ def _warnings(
     return warnings
 
 
-def build_quote_struct(context: QuoteContext, index: int, column: int, rank: int) -> Quote:
+def _offer_fields(offer: Offer) -> dict[str, Any]:
+    """What a quote repeats from its offer."""
+    return {
+        "offer_id": offer.id,
+        "vendor": offer.vendor,
+        "region": offer.region,
+        "city": offer.city,
+        "gpu": offer.gpu,
+        "gpu_memory_gb": offer.gpu_memory_gb,
+        "interconnect": offer.interconnect,
+        "pricing": pricing_kind(offer.pricing),
+        "price_fetched_at": offer.fetched_at,
+        "label": offer.label,
+    }
+
+
+def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: _Figures) -> Quote:
     """The quote for offer ``index`` at card count ``evaluation.counts[column]``."""
     offer, terms, evaluation = context.tables.offers[index], context.tables.terms[index], context.evaluation
-    cards = evaluation.counts[column]
-    speedup_low = float(evaluation.speedup_low[index, column])
-    speedup_high = float(evaluation.speedup_high[index, column])
-    speedup_expected = (speedup_low + speedup_high) * 0.5
-    base_hours = float(evaluation.base_hours[index])
-    hours_expected, hours_low, hours_high = (
-        base_hours / speedup_expected,
-        base_hours / speedup_high,
-        base_hours / speedup_low,
-    )
-    expected = _expected_bill(terms, cards, hours_expected)
-    cost_low = expected.hourly_rate_cny * billed_hours(
-        hours_low, terms.granularity_hours, terms.min_billed_hours
-    )
-    cost_high = expected.hourly_rate_cny * billed_hours(
-        hours_high, terms.granularity_hours, terms.min_billed_hours
-    )
+    cards, expected = evaluation.counts[column], figures.bill
     reference = _card_hour_reference(context.tables, index)
-    period_hours = PERIOD_HOURS[offer.pricing.period] if isinstance(offer.pricing, TermPricing) else 0.0
-    time_value = context.resolved.request.time_value_cny_per_hour
     break_even = _break_even_hours(offer, reference)
     return Quote(
         id=quote_id(offer.id, cards),
         rank=rank,
-        offer_id=offer.id,
-        vendor=offer.vendor,
-        region=offer.region,
-        city=offer.city,
-        gpu=offer.gpu,
-        gpu_memory_gb=offer.gpu_memory_gb,
-        interconnect=offer.interconnect,
+        **_offer_fields(offer),
         cards=cards,
         nodes=expected.units if terms.spans_machines else 1,
         billed_cards=expected.billed_cards,
-        pricing=pricing_kind(offer.pricing),
-        speedup=Range(round_hours(speedup_low), round_hours(speedup_expected), round_hours(speedup_high)),
-        hours=Range(round_hours(hours_low), round_hours(hours_expected), round_hours(hours_high)),
-        cost_cny=Range(round_cny(cost_low), round_cny(expected.cost_cny), round_cny(cost_high)),
-        billed_hours=round_hours(expected.billed_hours),
-        hourly_rate_cny=round_cny(expected.hourly_rate_cny),
-        effective_card_hour_cny=round_cny(expected.cost_cny / (cards * hours_expected)),
+        speedup=figures.speedup,
+        hours=figures.hours,
+        cost_cny=figures.cost_cny,
+        billed_hours=figures.billed_hours,
+        hourly_rate_cny=figures.hourly_rate_cny,
+        effective_card_hour_cny=figures.effective_card_hour_cny,
         breakdown=line_items(
             offer,
             cards,
             expected,
+            total_cny=figures.cost_cny.expected,
             card_hour_reference=reference
             if reference is not None and reference.vendor == offer.vendor
             else None,
-            period_hours=period_hours,
             lang=context.lang,
         ),
-        price_fetched_at=offer.fetched_at,
-        warnings=_warnings(context, index, cards, expected, hours_high, cost_high),
+        warnings=_warnings(context, index, cards, figures),
         stale=bool(evaluation.stale[index]),
-        value_cny=None if time_value is None else round_cny(expected.cost_cny + time_value * hours_expected),
+        value_cny=figures.value_cny,
         term_period=offer.pricing.period if isinstance(offer.pricing, TermPricing) else None,
         break_even_hours=None if break_even is None else round_hours(break_even),
-        label=offer.label,
     )
+
+
+def build_quotes(context: QuoteContext, chosen: Sequence[tuple[int, int, int]]) -> list[Quote]:
+    """The quotes for ``(offer index, count column, rank)`` triples, in the order given."""
+    if not chosen:
+        return []
+    offers, columns, _ = zip(*chosen, strict=True)
+    figures = _figures(context, offers, columns)
+    return [
+        _quote(context, index, column, rank, shown)
+        for (index, column, rank), shown in zip(chosen, figures, strict=True)
+    ]

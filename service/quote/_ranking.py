@@ -88,8 +88,7 @@ def rank_of(keys: Sequence[npt.NDArray[np.generic]], position: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Picks:
-    ranked: tuple[int, ...]  # positions of the top ``limit``, best first
-    ranks: dict[int, int]  # position → rank, for every position quoted
+    ranks: dict[int, int]  # position → rank: the top ``limit``, then any highlighted one below them
     cheapest: int
     fastest: int
     recommended: int
@@ -109,4 +108,4 @@ def pick(keys: CandidateKeys, rank_by: RankBy, limit: int) -> Picks:
     for extra in (cheapest, fastest, recommended):
         if extra not in ranks:
             ranks[extra] = rank_of(order_keys, extra)
-    return Picks(ranked=ranked, ranks=ranks, cheapest=cheapest, fastest=fastest, recommended=recommended)
+    return Picks(ranks=ranks, cheapest=cheapest, fastest=fastest, recommended=recommended)

@@ -26,7 +26,7 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from schemas.quote import MAX_CARDS, ScalingOverride
+from schemas.quote import MAX_CARDS, Range, ScalingOverride
 from service.errors import InvalidRequest
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "DEFAULT_CROSS_NODE_FACTOR",
     "PROFILES",
     "ScalingCurve",
-    "SpeedupRange",
     "curve_from_override",
     "speedup_range",
     "speedup_table",
@@ -42,13 +41,7 @@ __all__ = [
 
 DEFAULT_CARDS_PER_NODE = 8
 DEFAULT_CROSS_NODE_FACTOR = 0.9
-
-
-@dataclass(frozen=True, slots=True)
-class SpeedupRange:
-    low: float
-    expected: float
-    high: float
+"""Efficiency kept per doubling of nodes (0.88–0.93 over InfiniBand in DOMAIN.md); ``Settings`` defaults to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,25 +125,24 @@ def speedup_range(
     *,
     cards_per_node: int = DEFAULT_CARDS_PER_NODE,
     cross_node_factor: float = DEFAULT_CROSS_NODE_FACTOR,
-) -> SpeedupRange:
+) -> Range:
     """Speed-up of ``cards`` cards over one: ``speedup_range(4)`` is 2.8 / 3.0 / 3.2."""
     low_efficiency, high_efficiency = _efficiency(
         cards, curve or PROFILES["default"], cards_per_node, cross_node_factor
     )
     low, high = cards * low_efficiency, cards * high_efficiency
-    return SpeedupRange(low=low, expected=(low + high) / 2, high=high)
+    return Range(low=low, expected=(low + high) / 2, high=high)
 
 
 def speedup_table(
     card_counts: Sequence[int], cards_per_node: Sequence[int], curve: ScalingCurve, cross_node_factor: float
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Low and high speed-ups as (machine size × card count) arrays, for gathering per offer in bulk."""
-    low = np.empty((len(cards_per_node), len(card_counts)))
-    high = np.empty_like(low)
-    for row, node_cards in enumerate(cards_per_node):
-        for column, cards in enumerate(card_counts):
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Low, expected and high speed-ups as (card count × machine size) arrays, gathered per offer in bulk."""
+    table = np.empty((3, len(card_counts), len(cards_per_node)))
+    for row, cards in enumerate(card_counts):
+        for column, node_cards in enumerate(cards_per_node):
             speedup = speedup_range(
                 cards, curve, cards_per_node=node_cards, cross_node_factor=cross_node_factor
             )
-            low[row, column], high[row, column] = speedup.low, speedup.high
-    return low, high
+            table[:, row, column] = (speedup.low, speedup.expected, speedup.high)
+    return table[0], table[1], table[2]

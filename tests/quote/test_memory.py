@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.quote._memory import memory_needed_gb, min_cards, min_cards_array
+from service.quote._memory import memory_needed_gb, min_cards
 
 
 @pytest.mark.parametrize(
@@ -21,13 +21,13 @@ from service.quote._memory import memory_needed_gb, min_cards, min_cards_array
 )
 def test_min_cards(params_b: float, task: str, card_memory_gb: int, cards: int) -> None:
     needed = memory_needed_gb(params_b, task)  # type: ignore[arg-type]
-    assert min_cards(needed, card_memory_gb) == cards
+    assert min_cards(needed, np.array([float(card_memory_gb)])).tolist() == [cards]
 
 
 def test_an_exact_fit_needs_no_extra_card() -> None:
-    assert min_cards(72.0, 80) == 1
+    assert min_cards(72.0, np.array([80.0])).tolist() == [1]
 
 
-def test_bulk_matches_scalar() -> None:
-    memory = np.array([24.0, 40.0, 80.0, 96.0])
-    assert min_cards_array(1120.0, memory).tolist() == [min_cards(1120.0, m) for m in memory]
+def test_each_card_size_gets_its_own_minimum() -> None:
+    # A 70B full fine-tune (1,120 GB) on 24, 40, 80 and 96 GB cards.
+    assert min_cards(1120.0, np.array([24.0, 40.0, 80.0, 96.0])).tolist() == [52, 32, 16, 13]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.quote._money import cents, cents_array, format_cny, round_cny, round_hours
+from service.quote._money import cents_array, format_cny, round_cny, round_hours
 
 
 @pytest.mark.parametrize(
@@ -29,9 +29,10 @@ def test_hours_round_to_hundredths() -> None:
     assert round_hours(48 / 3.2) == 15.0
 
 
-def test_bulk_rounding_agrees_with_scalar_rounding() -> None:
-    amounts = np.array([383.99999999999994, 1.005, 0.125, 2.675, 17.142857142857142, 512.0])
-    assert [int(value) for value in cents_array(amounts)] == [cents(float(value)) for value in amounts]
+def test_quote_figures_round_half_up_in_bulk() -> None:
+    # A quote's ranges and the limits checked against them are rounded together, as arrays.
+    amounts = np.array([383.99999999999994, 384.00000000000006, 1.005, 0.125, 2.675, 0.004999, 48 / 2.8])
+    assert (cents_array(amounts) / 100).tolist() == [384.0, 384.0, 1.01, 0.13, 2.68, 0.0, 17.14]
 
 
 def test_format_cny_groups_thousands() -> None:

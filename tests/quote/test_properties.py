@@ -8,14 +8,9 @@ from hypothesis import strategies as st
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, Pricing, TermPricing
 from schemas.quote import QuoteRequest
-from service.quote._billing import bill
-from service.quote._engine import build_quote
-from service.quote._evaluate import evaluate
-from service.quote._memory import DEFAULT_BYTES_PER_PARAM
-from service.quote._resolve import resolve_request
+from service.quote import build_quote
 from service.quote._scaling import speedup_range
-from service.quote._tables import build_offer_tables
-from tests.quote.factories import GPU_MEMORY_GB, MAX_AGE_S, NOW, offer, options, request, snapshot
+from tests.quote.factories import GPU_MEMORY_GB, offer, options, request, snapshot
 from tests.quote.strategies import card_counts, catalogs, pricings, requests
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
@@ -118,31 +113,3 @@ def test_every_quote_meets_the_filters_and_limits(catalog: list[Offer], query: Q
     if key is not None:
         figures = [getattr(quote, key).expected for quote in top]
         assert figures == sorted(figures)
-
-
-@PROPERTY_SETTINGS
-@given(catalog=catalogs(), gpu_hours=st.floats(min_value=0.1, max_value=3_000), counts=card_counts)
-def test_bulk_costs_equal_the_scalar_bill(catalog: list[Offer], gpu_hours: float, counts: list[int]) -> None:
-    tables = build_offer_tables(catalog)
-    resolved = resolve_request(
-        request(gpu_hours, card_counts=counts), tables, (), options().catalog, DEFAULT_BYTES_PER_PARAM
-    )
-    evaluation = evaluate(
-        tables,
-        resolved,
-        catalog=options().catalog,
-        now_s=NOW.timestamp(),
-        price_max_age_s=MAX_AGE_S,
-        cross_node_factor=0.9,
-    )
-    for index, terms in enumerate(tables.terms):
-        for column, cards in enumerate(evaluation.counts):
-            scalar = bill(terms, cards, float(evaluation.hours_expected[index, column]))
-            if not evaluation.runnable[index, column] and scalar is None:
-                continue
-            if scalar is None:
-                raise AssertionError(
-                    f"bulk kept {cards} cards of {catalog[index].pricing} but billing refuses"
-                )
-            assert evaluation.units[index, column] == scalar.units
-            assert float(evaluation.cost_expected[index, column]) == scalar.cost_cny

@@ -70,11 +70,12 @@ def test_inconsistent_points_name_the_field(points: dict[str, tuple[float, float
     assert message in raised.value.reason
 
 
-def test_speedup_table_matches_the_scalar_function() -> None:
-    low, high = speedup_table([1, 4, 16], [8, 10], PROFILES["default"], 0.9)
-    assert low.shape == (2, 3)
-    assert high[0, 2] == pytest.approx(9.9)
-    assert low[1, 1] == pytest.approx(2.8)
+def test_speedup_table_by_card_count_and_machine_size() -> None:
+    low, expected, high = speedup_table([1, 4, 16], [8, 10], PROFILES["default"], 0.9)
+    assert low.shape == expected.shape == high.shape == (3, 2)
+    assert (low[0, 0], expected[0, 1], high[0, 1]) == (1.0, 1.0, 1.0)
+    assert (low[1, 1], expected[1, 1], high[1, 1]) == pytest.approx((2.8, 3.0, 3.2))
+    assert high[2, 0] == pytest.approx(9.9)  # 16 cards on 8-card nodes: one doubling past the machine
 
 
 def test_curve_starts_at_one_card() -> None:
