@@ -9,6 +9,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from service.quote import DEFAULT_CROSS_NODE_FACTOR
+
 __all__ = ["BUNDLED_VENDORS_FILE", "Settings", "SettingsError"]
 
 BUNDLED_VENDORS_FILE = Path(__file__).parent / "reference" / "vendors.toml"
@@ -36,7 +38,7 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     quarantine_change_ratio: Annotated[float, msgspec.Meta(gt=0)] = 0.6
     refresh_lock_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 300.0
     history_max_entries: Annotated[int, msgspec.Meta(ge=1)] = 500
-    cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] = 0.9
+    cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] = DEFAULT_CROSS_NODE_FACTOR
     rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 0
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65_536
     cors_allow_origins: tuple[str, ...] = ()
