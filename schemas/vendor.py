@@ -55,7 +55,12 @@ class QuarantinedPrice(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
-    """A vendor's freshness as stored; ``stale`` is derived when read, from the price max age."""
+    """A vendor's freshness as stored; ``stale`` is derived when read, from the price max age.
+
+    ``last_error_category`` (``timeout``, ``http_status``, ``malformed``, ...) and ``last_error_at`` are
+    public; ``last_error``, the detail, is shown only on the admin view (``GET /admin/vendors``) and in the
+    logs, since it can name hosts and paths of the vendor's feed.
+    """
 
     vendor: str
     name: str = ""
@@ -64,6 +69,7 @@ class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True
     last_attempt_at: datetime | None = None
     last_success_at: datetime | None = None
     last_error: str | None = None
+    last_error_category: str | None = None
     last_error_at: datetime | None = None
     offer_count: int = 0
     rows_dropped: int = 0

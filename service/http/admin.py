@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import hmac
+from datetime import UTC, datetime
 from typing import Annotated
 
-from litestar import Controller, post
+from litestar import Controller, get, post
 from litestar.params import HeaderParameter, QueryParameter
 
-from schemas.api import RefreshReport
+from schemas.api import RefreshReport, VendorList
 from service.errors import Forbidden, Unauthorized
 from service.http.problems import problem_responses
 from service.services import Services
+from service.services.offers import vendor_freshness
 
 __all__ = ["AdminController", "check_admin_key"]
 
@@ -50,3 +52,27 @@ class AdminController(Controller):
     ) -> RefreshReport:
         check_admin_key(api_key, services.settings.admin_api_keys)
         return await services.refresher.refresh(vendor)
+
+    @get(
+        "/vendors",
+        operation_id="list_vendors_admin",
+        responses=problem_responses(401, 403, 503),
+        summary="Vendor freshness with error details",
+        description="`GET /vendors` plus each vendor's last error in full (`last_error`), which the public "
+        "route leaves out because it can name the feed's hosts and paths. Needs an admin key in `X-API-Key`.",
+    )
+    async def vendors(
+        self,
+        services: Services,
+        api_key: Annotated[
+            str | None, HeaderParameter(name="X-API-Key", description="An admin API key")
+        ] = None,
+    ) -> VendorList:
+        check_admin_key(api_key, services.settings.admin_api_keys)
+        return vendor_freshness(
+            await services.snapshots.current(),
+            services.vendors,
+            now=datetime.now(UTC),
+            max_age_s=services.settings.price_max_age_s,
+            error_detail=True,
+        )

@@ -141,7 +141,9 @@ class RefreshService:
             result = await build_adapter(vendor, client=client, context=self.context).fetch()
         if not result.offers:
             reasons = ", ".join(f"{reason}×{count}" for reason, count in result.rejected_by_reason().items())
-            raise VendorFetchError(vendor.id, f"feed yielded no valid offers ({reasons or 'empty feed'})")
+            raise VendorFetchError(
+                vendor.id, f"feed yielded no valid offers ({reasons or 'empty feed'})", category="malformed"
+            )
         return result
 
     async def _refresh_vendor(
@@ -164,13 +166,19 @@ class RefreshService:
             result = await self._fetch(vendor, client)
             outcome = await self._store_result(vendor, result, previous, status, attempted_at)
         except (VendorFetchError, TimeoutError, StoreUnavailable) as error:
+            category, message = _describe(error)
             outcome = await self._record_failure(
-                vendor, status, attempted_at, _describe(error), previous if seed else None
+                vendor, status, attempted_at, category, message, previous if seed else None
             )
         except Exception as error:  # an adapter bug must not cost the other vendors their refresh
             logger.exception("vendor %s: unexpected error during refresh", vendor.id)
             outcome = await self._record_failure(
-                vendor, status, attempted_at, f"internal error: {error!r}", previous if seed else None
+                vendor,
+                status,
+                attempted_at,
+                "internal",
+                f"internal error: {error!r}",
+                previous if seed else None,
             )
         outcome = msgspec.structs.replace(outcome, duration_s=round(time.monotonic() - started, 3))
         for callback in (*self.observers, *((on_progress,) if on_progress else ())):
@@ -217,13 +225,16 @@ class RefreshService:
         vendor: VendorConfig,
         status: VendorStatus,
         attempted_at: datetime,
+        category: str,
         message: str,
         seed: Sequence[Offer] | None = None,
     ) -> VendorRefresh:
         """Keep the vendor's offers and record the error; ``seed`` writes the held offers back as well,
         for a store that lost them."""
         logger.warning("vendor %s: refresh failed, keeping previous offers: %s", vendor.id, message)
-        failed = msgspec.structs.replace(status, last_error=message, last_error_at=attempted_at)
+        failed = msgspec.structs.replace(
+            status, last_error=message, last_error_category=category, last_error_at=attempted_at
+        )
         try:
             if seed:
                 await self.store.write_vendor(vendor.id, seed, failed)
@@ -234,9 +245,10 @@ class RefreshService:
         return VendorRefresh(vendor=vendor.id, ok=False, offers=status.offer_count, error=message)
 
 
-def _describe(error: Exception) -> str:
+def _describe(error: Exception) -> tuple[str, str]:
+    """The error's public category and its detail (admin view and logs only)."""
     if isinstance(error, VendorFetchError):
-        return error.message
+        return error.category, error.message
     if isinstance(error, TimeoutError):
-        return "feed took longer than its whole-refresh budget"
-    return str(error)
+        return "timeout", "feed took longer than its whole-refresh budget"
+    return "store", str(error)

@@ -202,7 +202,12 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
     refresher = RefreshService(
         store=store,
         vendors=vendors,
-        context=AdapterContext(base_dir=base_dir, catalog=catalog, environ=dict(os.environ)),
+        context=AdapterContext(
+            base_dir=base_dir,
+            catalog=catalog,
+            environ=dict(os.environ),
+            max_feed_bytes=settings.feed_max_bytes,
+        ),
         max_change_ratio=settings.quarantine_change_ratio,
         lock_ttl_s=settings.refresh_lock_ttl_s,
         observers=[metrics.record_refresh, store_written],

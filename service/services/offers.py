@@ -103,9 +103,11 @@ def vendor_freshness(
     now: datetime,
     max_age_s: float,
     only: frozenset[str] | None = None,
+    error_detail: bool = False,
 ) -> VendorList:
     """Every configured or stored vendor's status (or those in ``only``, canonical ids), with ``stale``
-    derived from the price max age."""
+    derived from the price max age. The error's detail is left out unless ``error_detail`` (admin view):
+    the public view shows its category and time."""
     statuses = dict(snapshot.statuses)
     for vendor in vendors:
         statuses.setdefault(
@@ -113,7 +115,12 @@ def vendor_freshness(
             VendorStatus(vendor=vendor.id, name=vendor.name, region=vendor.region, city=vendor.city),
         )
     listed = [
-        msgspec.structs.replace(status, stale=_is_stale(status, now, max_age_s))
+        msgspec.structs.replace(
+            status,
+            stale=_is_stale(status, now, max_age_s),
+            last_error=status.last_error if error_detail else None,
+            last_error_category=status.last_error_category or ("other" if status.last_error else None),
+        )
         for vendor_id, status in sorted(statuses.items())
         if only is None or vendor_id in only
     ]
