@@ -51,8 +51,7 @@ from schemas.offer import (
 )
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
-from service.quote import Snapshot
-from service.quote._engine import QuoteOptions, build_quote
+from service.quote import QuoteOptions, Snapshot, build_quote
 from service.quote._tables import build_offer_tables
 
 NOW = datetime.now(UTC)

@@ -10,8 +10,7 @@ from adapters.gpus import DEFAULT_GPU_CATALOG
 from schemas.offer import Offer
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
-from service.quote import Snapshot
-from service.quote._engine import QuoteOptions
+from service.quote import QuoteOptions, Snapshot
 from service.quote._tables import build_offer_tables
 from tests.builders import make_offer
 

@@ -8,7 +8,7 @@ import pytest
 
 from schemas.offer import CardHourPricing, NodeHourPricing, TermPricing
 from service.errors import InvalidRequest
-from service.quote._engine import build_quote
+from service.quote import build_quote
 from tests.quote.factories import NOW, offer, options, request, snapshot
 
 EIGHT_YUAN = offer("js-suzhou", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0))

@@ -6,7 +6,7 @@ import pytest
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing
 from schemas.quote import Quote, QuoteResponse
-from service.quote._engine import build_quote
+from service.quote import build_quote
 from tests.quote.factories import offer, options, request, snapshot
 
 ARTICLE_4090 = offer("js-suzhou", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0, granularity_s=3600))
