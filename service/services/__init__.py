@@ -34,7 +34,7 @@ from service.settings import Settings
 from service.store.base import PriceStore, StoreCorrupt, StoreUnavailable
 from service.store.breaker import StoreBreaker
 from service.store.memory import MemoryPriceStore
-from service.store.redis import RedisPriceStore, connect_redis
+from service.store.redis import RedisPriceStore, connect_redis, is_cluster
 
 __all__ = ["AppServices", "Services", "StoreKind", "build_services"]
 
@@ -150,12 +150,11 @@ Services = NamedDependency[AppServices]
 def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
     if settings.redis_url is None:
         return MemoryPriceStore(history_max_entries=settings.history_max_entries), "memory"
-    cluster = settings.redis_cluster or settings.redis_url.startswith("redis+cluster://")
     # Socket timeouts bound the refresh job's calls; request paths add their own, shorter, deadline. A
     # request never waits longer than that deadline for a pooled connection either.
     client = connect_redis(
         settings.redis_url,
-        cluster=cluster,
+        cluster=settings.redis_cluster,
         timeout_s=max(2.0, 4 * settings.store_deadline_s),
         max_connections=settings.redis_max_connections,
         pool_timeout_s=settings.store_deadline_s,
@@ -166,7 +165,7 @@ def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
         history_max_entries=settings.history_max_entries,
         on_fault=lambda kind: metrics.STORE_FAULTS.labels(kind).inc(),
     )
-    return store, "redis-cluster" if cluster else "redis"
+    return store, "redis-cluster" if is_cluster(client) else "redis"
 
 
 def _report_snapshot(snapshot: Snapshot) -> None:

@@ -48,7 +48,7 @@ from service.store.base import (
     status_decoder,
 )
 
-__all__ = ["RedisClient", "RedisPriceStore", "connect_redis"]
+__all__ = ["RedisClient", "RedisPriceStore", "connect_redis", "is_cluster"]
 
 logger = logging.getLogger("gpuquote.store")
 
@@ -112,6 +112,11 @@ def connect_redis(
         **options,
     )
     return aioredis.Redis.from_pool(pool)  # the client owns the pool: closing one closes both
+
+
+def is_cluster(client: RedisClient) -> bool:
+    """Whether ``connect_redis`` chose the cluster client (the one place that decides)."""
+    return isinstance(client, RedisCluster)
 
 
 def _raw(value: bytes | str) -> bytes:
