@@ -24,4 +24,3 @@ async def test_store_kind_follows_the_client_connect_redis_chose(
         assert kind == expected_kind
     finally:
         await store.aclose()
-
