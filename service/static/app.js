@@ -25,7 +25,7 @@ function selectedValues(select) {
 }
 
 /** The QuoteRequest the form describes; empty fields are left out so the API's defaults apply. */
-export function buildRequest(elements) {
+function buildRequest(elements) {
   const text = (name) => elements[name].value;
   const cardCounts = text("card_counts").split(/[\s,，、]+/).filter(Boolean).map(numberOrText);
   const gpus = selectedValues(elements.gpus);

@@ -1,6 +1,6 @@
 // Interface text in English and Chinese. Quote summaries come from the API in the language asked for.
 
-export const MESSAGES = {
+const MESSAGES = {
   en: {
     title: "GPU rental quote explorer",
     api_docs: "API docs",

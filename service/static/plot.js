@@ -12,7 +12,7 @@ const MARGIN = { top: 24, right: 28, bottom: 52, left: 88 };
 const MARKS = ["cheapest", "fastest", "recommended"];
 
 /** Ids of the quotes no other quote beats on both expected time and expected cost. */
-export function paretoFrontier(points) {
+function paretoFrontier(points) {
   const onFrontier = new Set();
   for (const p of points) {
     const dominated = points.some(
@@ -24,7 +24,7 @@ export function paretoFrontier(points) {
 }
 
 /** Round tick values from 0 to at least `max`: steps of 1, 2, 2.5 or 5 times a power of ten. */
-export function niceTicks(max, count = 5) {
+function niceTicks(max, count = 5) {
   const safeMax = max > 0 ? max : 1;
   const rough = safeMax / count;
   const power = 10 ** Math.floor(Math.log10(rough));
