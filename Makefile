@@ -23,6 +23,10 @@ run: $(STAMP)
 ## Lint, type-check and run every test (a real Redis is started for the Redis tests).
 test: $(STAMP) system-deps lint typecheck pytest
 
+## Before a commit: lint, type-check and the fast tests (everything but the tests marked slow).
+check: $(STAMP) lint typecheck
+	$(BIN)/pytest -m "not slow"
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
