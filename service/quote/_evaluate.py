@@ -47,7 +47,10 @@ BoolArray = npt.NDArray[np.bool_]
 
 
 class Figure(IntEnum):
-    """Rows of ``Evaluation.figures``, each a (counts × offers) array of one figure per candidate."""
+    """Rows of ``Evaluation.figures``, each a (counts × offers) array of one figure per candidate.
+
+    A range's bounds are consecutive rows, low first: a quote takes each range as one slice.
+    """
 
     UNITS = 0  # rented: cards, nodes, bundles or packages
     HOURLY_RATE_CNY = 1
@@ -73,7 +76,7 @@ class Evaluation:
     min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
     stale: BoolArray  # (offers,)
     matching: BoolArray  # (offers,)
-    figures: FloatArray  # (Figure, counts, offers), one block: the figures are gathered together
+    figures: FloatArray  # (Figure, counts, offers): one allocation, gathered for the chosen in one index
     machine_code: IntArray  # (offers,) column of the speed-up tables
     speedup_low: FloatArray  # (counts, machine sizes), gathered per offer by ``machine_code``
     speedup_expected: FloatArray
@@ -156,7 +159,7 @@ def _bill(
         (Figure.HOURS_EXPECTED, speedup_expected, Figure.BILLED_HOURS, Figure.COST_EXPECTED),
         (Figure.HOURS_HIGH, speedup_low, Figure.COST_HIGH, Figure.COST_HIGH),
     ):
-        # Each offer's speed-ups (``take``: a row gather, several times faster than fancy indexing).
+        # Each offer's speed-ups by its machine size (``take`` gathers several times faster than indexing).
         hours = np.take(speedup, tables.machine_code, axis=1, out=figures[hours_row])
         np.divide(base_hours, hours, out=hours)
         billed = billed_hours(hours, granularity, minimum, out=figures[billed_row])
@@ -202,23 +205,23 @@ def evaluate(
         budget_ok = cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
         within_limits = within_limits & budget_ok
     fresh = ~stale
-    within_and_asked = within_limits & requested
-    qualifying = within_and_asked & fresh
-    used_stale = not qualifying.any() and bool(within_and_asked.any())
+    requested_within = within_limits & requested
+    qualifying = requested_within & fresh
+    used_stale = not qualifying.any() and bool(requested_within.any())
     if used_stale:
-        qualifying = within_and_asked
+        qualifying = requested_within
 
-    def asked(mask: BoolArray) -> int:
+    def requested_count(mask: BoolArray) -> int:
         """Candidates in ``mask`` at a card count the caller asked for."""
         return int(np.count_nonzero(mask & requested))
 
     excluded = Excluded(
         filters=(tables.size - int(np.count_nonzero(matching))) * int(np.count_nonzero(requested)),
-        capacity=asked(matching & ~capacity_ok),
-        memory=asked(matching & ~memory_ok),
-        deadline=0 if deadline_ok is None else asked(possible & ~deadline_ok),
-        budget=0 if budget_ok is None else asked(possible & ~budget_ok),
-        stale=0 if used_stale else asked(matching & ~fresh),
+        capacity=requested_count(matching & ~capacity_ok),
+        memory=requested_count(matching & ~memory_ok),
+        deadline=0 if deadline_ok is None else requested_count(possible & ~deadline_ok),
+        budget=0 if budget_ok is None else requested_count(possible & ~budget_ok),
+        stale=0 if used_stale else requested_count(matching & ~fresh),
     )
     speedup_low, speedup_expected, speedup_high = speedups
     return Evaluation(
