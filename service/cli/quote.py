@@ -20,8 +20,7 @@ import msgspec
 
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from service.errors import InvalidRequest
-from service.quote import format_cny, hours_text
-from service.quote._texts import join_text, text
+from service.quote import format_cny, hours_text, join_text, text
 from service.services import build_services
 from service.settings import Settings
 

@@ -9,6 +9,15 @@ from service.quote._engine import QuoteOptions, build_quote
 from service.quote._money import format_cny
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote._snapshot import Snapshot
-from service.quote._texts import hours_text
+from service.quote._texts import hours_text, join_text, text
 
-__all__ = ["DEFAULT_CROSS_NODE_FACTOR", "QuoteOptions", "Snapshot", "build_quote", "format_cny", "hours_text"]
+__all__ = [
+    "DEFAULT_CROSS_NODE_FACTOR",
+    "QuoteOptions",
+    "Snapshot",
+    "build_quote",
+    "format_cny",
+    "hours_text",
+    "join_text",
+    "text",
+]

@@ -18,7 +18,7 @@ single-card comparison the summary uses) are gathered from its arrays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -27,6 +27,8 @@ import numpy.typing as npt
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import QuoteRequest, QuoteResponse, SnapshotInfo, Task
+from schemas.vendor import VendorConfig
+from service.names import KnownNames
 from service.quote._evaluate import Evaluation, evaluate
 from service.quote._memory import DEFAULT_BYTES_PER_PARAM
 from service.quote._quotes import QuoteContext, build_quotes
@@ -52,6 +54,8 @@ class QuoteOptions:
     catalog: GpuCatalog = DEFAULT_GPU_CATALOG
     cross_node_factor: float = DEFAULT_CROSS_NODE_FACTOR
     store_reachable: bool = True
+    store_empty: bool = False
+    vendors: Sequence[VendorConfig] = ()
     bytes_per_param: Mapping[Task, float] = field(default_factory=lambda: dict(DEFAULT_BYTES_PER_PARAM))
 
 
@@ -62,6 +66,8 @@ def _response_warnings(
     warnings: list[str] = []
     if not options.store_reachable:
         warnings.append(text("warn_store", lang))
+    elif options.store_empty:
+        warnings.append(text("warn_store_empty", lang))
     if evaluation.used_stale:
         warnings.append(
             text("warn_stale_fallback", lang, max_age=number_text(options.price_max_age_s / 3600))
@@ -117,8 +123,9 @@ def _add_single_card(
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
     """Rank every feasible way to run the job by cost, time or value; pure."""
     tables = snapshot.tables
+    known = KnownNames(vendors=options.vendors, statuses=snapshot.statuses.values(), offers=snapshot.offers)
     resolved = resolve_request(
-        request, tables, snapshot.statuses.keys(), options.catalog, options.bytes_per_param
+        request, tables, snapshot.statuses.keys(), options.catalog, options.bytes_per_param, known=known
     )
     now_s = options.now.timestamp()
     evaluation = evaluate(

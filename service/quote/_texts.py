@@ -98,6 +98,11 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "需通过 {interconnect} 跨节点做张量/流水线并行",
     },
     # Response warnings.
+    "warn_store_empty": {
+        "en": "prices may be stale: the price store came back empty, so these quotes use the last snapshot "
+        "held until the next refresh refills it",
+        "zh": "价格可能已过期：价格存储重启后为空，报价使用的是最近一次的快照，直到下次刷新重新填充",
+    },
     "warn_store": {
         "en": "prices may be stale: the price store is unreachable, so these quotes use the last snapshot held",
         "zh": "价格可能已过期：价格存储无法访问，报价使用的是最近一次的快照",

@@ -42,12 +42,6 @@ StoreKind = Literal["memory", "redis", "redis-cluster"]
 
 logger = logging.getLogger("gpuquote.services")
 _STARTUP_LOCK_WAIT_S = 30.0
-# The quote warning while the store is empty (a restart without data) and the held snapshot serves.
-_STORE_EMPTY_WARNING = {
-    "en": "prices may be stale: the price store came back empty, so these quotes use the last snapshot "
-    "held until the next refresh refills it",
-    "zh": "价格可能已过期：价格存储重启后为空，报价使用的是最近一次的快照，直到下次刷新重新填充",
-}
 
 
 @dataclass
@@ -69,7 +63,7 @@ class AppServices:
         reachable = self.snapshots.store_reachable and self.snapshots.store_fault is None
         empty = self.snapshots.store_empty
         key = QuoteCache.key(
-            _request_encoder.encode(request), snapshot.version, reachable and not empty, now.timestamp()
+            _request_encoder.encode(request), snapshot.version, (reachable, empty), now.timestamp()
         )
         if (cached := self.quote_cache.get(key)) is not None:
             metrics.QUOTES_SERVED.labels("quoted" if cached.quotes else "nothing_fits").inc()
@@ -80,11 +74,10 @@ class AppServices:
             catalog=self.catalog,
             cross_node_factor=self.settings.cross_node_factor,
             store_reachable=reachable,
+            store_empty=empty,
+            vendors=self.vendors,
         )
         response = build_quote(snapshot, request, options=options)
-        if empty:
-            warning = _STORE_EMPTY_WARNING.get(request.lang, _STORE_EMPTY_WARNING["en"])
-            response = msgspec.structs.replace(response, warnings=[*response.warnings, warning])
         self.quote_cache.put(key, response)
         metrics.QUOTES_SERVED.labels("quoted" if response.quotes else "nothing_fits").inc()
         return response

@@ -28,8 +28,9 @@ class QuoteCache:
         self.misses = 0
 
     @staticmethod
-    def key(request_bytes: bytes, version: int, store_reachable: bool, now_s: float) -> Hashable:
-        return (request_bytes, version, store_reachable, int(now_s // STALENESS_GRANULARITY_S))
+    def key(request_bytes: bytes, version: int, store_state: Hashable, now_s: float) -> Hashable:
+        """``store_state`` is whatever changes the answer's warnings (reachable, empty)."""
+        return (request_bytes, version, store_state, int(now_s // STALENESS_GRANULARITY_S))
 
     def get(self, key: Hashable) -> QuoteResponse | None:
         response = self._entries.get(key)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, Pricing, TermPricing
 from schemas.quote import QuoteRequest
+from service.errors import InvalidRequest
 from service.quote import build_quote
 from service.quote._scaling import speedup_range
 from tests.quote.factories import GPU_MEMORY_GB, offer, options, request, snapshot
@@ -95,6 +97,13 @@ def _meets_request(quote_fields: dict[str, object], query: QuoteRequest, used_st
 @PROPERTY_SETTINGS
 @given(catalog=catalogs(), query=requests())
 def test_every_quote_meets_the_filters_and_limits(catalog: list[Offer], query: QuoteRequest) -> None:
+    known_regions = {offer.region for offer in catalog}
+    if catalog and query.regions and not set(query.regions) <= known_regions:
+        # A region no offer (nor configured vendor) has is a named 422, not an empty answer.
+        with pytest.raises(InvalidRequest) as raised:
+            build_quote(snapshot(catalog), query, options=options())
+        assert raised.value.field == "regions"
+        return
     response = build_quote(snapshot(catalog), query, options=options())
     used_stale = any("older than" in warning for warning in response.warnings)
     ids = {quote.id for quote in response.quotes}
