@@ -68,13 +68,25 @@ ScalingOverride = ScalingPoints | ScalingProfile
 JobHours = Annotated[float, msgspec.Meta(ge=0.001, le=1e7)]
 
 
+SpeedRatios = Annotated[
+    dict[FilterName, Annotated[float, msgspec.Meta(gt=0, le=100)]], msgspec.Meta(max_length=32)
+]
+"""Measured speeds relative to ``reference_gpu`` by GPU: ``{"h800": 3.2}`` (the job runs 3.2x as fast on
+an H800); each replaces the catalog's estimated range for that model when hours are converted."""
+
+
 class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """The job. ``gpu_hours`` is its wall-clock time on ONE card of ``reference_gpu``."""
 
     gpu_hours: JobHours
     reference_gpu: FilterName | None = None
+    speed_ratios: SpeedRatios | None = None
     model_params_b: Annotated[float, msgspec.Meta(gt=0, le=100_000)] | None = None
     task: Task | None = None
+    # A named model (``GET /models``) in place of ``model_params_b``; memory uses its total parameters.
+    model: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+    # Bytes per weight: bf16 2, fp8 / int8 1, int4 0.5. Left out: bf16, and QLoRA's usual 4-bit base.
+    precision: Literal["bf16", "fp8", "int8", "int4"] | None = None
 
 
 class QuoteRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -172,8 +184,10 @@ class SnapshotInfo(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True
 
 
 class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
-    """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest, fastest and
-    recommended quotes when they rank lower, so every id named here can be looked up in ``quotes``.
+    """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest and fastest
+    quotes when they rank lower, so every id named here can be looked up in ``quotes``. ``recommended``
+    is always the top of the ``rank_by`` ranking (rank 1): the cheapest for ``cost``, the fastest for
+    ``time``, the best cost plus waited hours × ``time_value_cny_per_hour`` for ``value``.
     The ids are null (never missing) when nothing qualifies; ``warnings`` is always present."""
 
     quotes: list[Quote]

@@ -29,7 +29,9 @@ speed-up, hours and cost as `{low, expected, high}` (multi-card scaling is a ran
 vendor bills (card-hour, whole nodes, bundles, prepaid periods), line items that add up to the expected
 cost, and warnings (idle cards, converted hours, stale prices, limits at risk). Give `model_params_b` and
 `task` to drop configurations whose memory cannot hold the model. `summary` is one paragraph, in `lang`,
-that a chatbot can repeat. Nothing fits: 200 with `quotes: []` and the `excluded` counts by reason.
+that a chatbot can repeat. `recommended` is the top of the `rank_by` ranking: the cheapest for `cost`, the
+fastest for `time`, the best cost plus hours × `time_value_cny_per_hour` for `value`. Nothing fits: 200
+with `quotes: []` and the `excluded` counts by reason.
 """
 
 

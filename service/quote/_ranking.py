@@ -102,8 +102,8 @@ def pick(keys: CandidateKeys, rank_by: RankBy, limit: int) -> Picks:
     def first_by(order: RankBy) -> int:
         return ranked[0] if order == rank_by else best(keys.order_keys(order))
 
-    cheapest, fastest = first_by("cost"), first_by("time")
-    recommended = cheapest if keys.time_value_cny_per_hour is None else first_by("value")
+    # The recommendation is the top of the ranking the caller asked for, whatever the other highlights.
+    cheapest, fastest, recommended = first_by("cost"), first_by("time"), ranked[0]
     ranks = {position: rank for rank, position in enumerate(ranked, start=1)}
     for extra in (cheapest, fastest, recommended):
         if extra not in ranks:
