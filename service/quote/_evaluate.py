@@ -18,6 +18,12 @@ Deadline and budget compare the expected figures as the response shows them (hou
 the fen, rounded by the same ``cents_array`` that rounds the quotes), so a returned quote never shows a
 figure past a limit. ``excluded`` counts only the card counts the caller asked for.
 
+Hours on one card of an offer's GPU are a range too when they are converted from ``reference_gpu``: the
+catalog's speed range between the two models (``adapters.gpus.conversion_range``), or the caller's
+measured ratio (``workload.speed_ratios``) where given. The low bound pairs the optimistic conversion with
+the optimistic scaling end, the high bound the pessimistic with the pessimistic; deadline and budget still
+judge the expected figures, and a quote whose high end passes them says so.
+
 The one-card column is always evaluated, asked for or not, so the summary can say what a single card
 would cost and take.
 """
@@ -30,7 +36,7 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
-from adapters.gpus import GpuCatalog
+from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded
 from service.quote._billing import KIND_CODES, billed_hours
 from service.quote._memory import min_cards
@@ -72,7 +78,8 @@ class Evaluation:
 
     counts: tuple[int, ...]
     one_card_column: int
-    base_hours: FloatArray  # (offers,) hours on one card of the offer's GPU
+    one_card_hours: FloatArray  # (3, offers) low / expected / high hours on one card of the offer's GPU
+    conversion: FloatArray  # (3, offers) low / expected / high speed over the reference GPU; 1 unconverted
     min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
     stale: BoolArray  # (offers,)
     matching: BoolArray  # (offers,)
@@ -85,6 +92,12 @@ class Evaluation:
     qualifying: BoolArray
     used_stale: bool
     excluded: Excluded
+
+    @property
+    def base_hours(self) -> FloatArray:
+        """Expected hours on one card of each offer's GPU, ``(offers,)``."""
+        hours: FloatArray = self.one_card_hours[1]
+        return hours
 
     @property
     def hours_expected(self) -> FloatArray:
@@ -116,17 +129,25 @@ def _filter_mask(tables: OfferTables, resolved: ResolvedRequest) -> BoolArray:
     return mask
 
 
-def _base_hours(tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog) -> FloatArray:
-    gpu_hours = resolved.request.workload.gpu_hours
-    if resolved.reference_gpu is None:
-        return np.full(tables.size, gpu_hours)
-    # A GPU the catalog does not rate cannot be converted: NaN hours, dropped with the filters.
-    perf_index = np.array(
-        [catalog.get(name).perf_index if name in catalog else np.nan for name in tables.gpu_names]
-    )
-    reference_index = catalog.get(resolved.reference_gpu).perf_index
-    converted: FloatArray = gpu_hours * reference_index / perf_index[tables.gpu_code]
-    return converted
+def _conversion(tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog) -> FloatArray:
+    """``(3, offers)``: each offer's low / expected / high speed over the reference GPU.
+
+    1 at every end without a reference; the caller's measured ratio at every end where given; NaN for a
+    GPU the catalog does not rate (its hours cannot be converted, and it is dropped with the filters).
+    """
+    reference = resolved.reference_gpu
+    if reference is None:
+        return np.ones((3, tables.size))
+    by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
+    for code, name in enumerate(tables.gpu_names):
+        if name == reference:
+            by_gpu[code] = 1.0
+        elif name in resolved.speed_ratios:
+            by_gpu[code] = resolved.speed_ratios[name]
+        elif name in catalog:
+            by_gpu[code] = conversion_range(catalog, reference, name)
+    factors: FloatArray = by_gpu[tables.gpu_code].T
+    return factors
 
 
 def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> BoolArray:
@@ -142,10 +163,14 @@ def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> Bool
 def _bill(
     tables: OfferTables,
     cards: FloatArray,
-    base_hours: FloatArray,
+    one_card_hours: FloatArray,
     speedups: tuple[FloatArray, FloatArray, FloatArray],
 ) -> FloatArray:
-    """Every figure of every candidate, billed by the one rule in ``_billing``, in one block."""
+    """Every figure of every candidate, billed by the one rule in ``_billing``, in one block.
+
+    Each hours bound divides that bound's one-card hours by the matching speed-up: the fewest hours by
+    the highest speed-up, the most by the lowest.
+    """
     figures = np.empty((len(Figure), cards.size, tables.size))
     units = figures[Figure.UNITS]
     np.divide(cards[:, None], tables.unit_cards, out=units)
@@ -154,10 +179,11 @@ def _bill(
     hourly_rate = np.multiply(units, tables.unit_rate_cny_per_hour, out=figures[Figure.HOURLY_RATE_CNY])
     granularity, minimum = tables.granularity_hours, tables.min_billed_hours
     speedup_low, speedup_expected, speedup_high = speedups
-    for hours_row, speedup, billed_row, cost_row in (
-        (Figure.HOURS_LOW, speedup_high, Figure.COST_LOW, Figure.COST_LOW),
-        (Figure.HOURS_EXPECTED, speedup_expected, Figure.BILLED_HOURS, Figure.COST_EXPECTED),
-        (Figure.HOURS_HIGH, speedup_low, Figure.COST_HIGH, Figure.COST_HIGH),
+    hours_low, hours_expected, hours_high = one_card_hours
+    for hours_row, base_hours, speedup, billed_row, cost_row in (
+        (Figure.HOURS_LOW, hours_low, speedup_high, Figure.COST_LOW, Figure.COST_LOW),
+        (Figure.HOURS_EXPECTED, hours_expected, speedup_expected, Figure.BILLED_HOURS, Figure.COST_EXPECTED),
+        (Figure.HOURS_HIGH, hours_high, speedup_low, Figure.COST_HIGH, Figure.COST_HIGH),
     ):
         # Each offer's speed-ups by its machine size (``take`` gathers several times faster than indexing).
         hours = np.take(speedup, tables.machine_code, axis=1, out=figures[hours_row])
@@ -179,8 +205,10 @@ def evaluate(
     request = resolved.request
     counts = np.array(resolved.evaluated_counts, dtype=np.float64)
     requested = np.isin(counts, resolved.card_counts)[:, None]
-    base_hours = _base_hours(tables, resolved, catalog)
-    matching = _filter_mask(tables, resolved) & np.isfinite(base_hours)
+    conversion = _conversion(tables, resolved, catalog)
+    # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
+    one_card_hours: FloatArray = request.workload.gpu_hours / conversion[::-1]
+    matching = _filter_mask(tables, resolved) & np.isfinite(one_card_hours).all(axis=0)
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
     if resolved.memory_needed_gb is None:
         fewest_cards = np.ones(tables.size)
@@ -189,7 +217,7 @@ def evaluate(
     speedups = speedup_table(
         resolved.evaluated_counts, tables.machine_sizes, resolved.curve, cross_node_factor
     )
-    figures = _bill(tables, counts, base_hours, speedups)
+    figures = _bill(tables, counts, one_card_hours, speedups)
 
     capacity_ok = _supplies(figures[Figure.UNITS], counts[:, None], tables)
     # An offer whose most cards cannot hold the model fails on memory at every count.
@@ -227,7 +255,8 @@ def evaluate(
     return Evaluation(
         counts=resolved.evaluated_counts,
         one_card_column=resolved.evaluated_counts.index(1),
-        base_hours=base_hours,
+        one_card_hours=one_card_hours,
+        conversion=conversion,
         min_cards=fewest_cards,
         stale=stale,
         matching=matching,

@@ -6,7 +6,9 @@ together with ``cents_array``, the rounding the limits were checked with, so a q
 figures it was ranked and filtered on.
 
 Ranges: hours low/expected/high come from speed-up high/expected/low; each bound's cost is billed on its
-own hours (rounded up to the granularity), so the cost range is as honest as the time range.
+own hours (rounded up to the granularity), so the cost range is as honest as the time range. Hours
+converted from another GPU model carry the conversion's range as well, and a warning naming where it
+comes from: the catalog's sources or the caller's measured ratio.
 """
 
 from __future__ import annotations
@@ -135,6 +137,64 @@ def _figures(context: QuoteContext, offers: Sequence[int], columns: Sequence[int
     return chosen
 
 
+# Words in a catalog speed source that say what kind of evidence it is, earliest mention wins.
+_SOURCE_WORDS = (
+    ("throughput", "source_measured"),
+    ("measure", "source_measured"),
+    ("peak", "source_peak"),
+    ("bandwidth", "source_bandwidth"),
+)
+
+
+def _source_kind(sources: Sequence[str], end: str) -> str:
+    """The message id naming the evidence behind the ``end`` ("low" or "high") of a model's speed."""
+    source = next((item.lower() for item in sources if item.startswith(f"{end} ")), "")
+    if "derived" in source:
+        return "source_derived"
+    found = [(source.find(word), kind) for word, kind in _SOURCE_WORDS if word in source]
+    return min(found)[1] if found else "source_peak"  # no sources: the catalog's peak ratio
+
+
+def _factor_text(factor: float) -> str:
+    """A speed ratio to 0.01 with at least one decimal: ``3.0``, ``3.3``, ``0.43``."""
+    shown = f"{factor:.2f}"
+    return shown[:-1] if shown.endswith("0") else shown
+
+
+def _conversion_warning(context: QuoteContext, index: int, reference: str) -> str:
+    offer, lang, evaluation = context.tables.offers[index], context.lang, context.evaluation
+    low, high = float(evaluation.conversion[0, index]), float(evaluation.conversion[2, index])
+    measured = context.resolved.speed_ratios.get(offer.gpu)
+    if measured is not None:
+        conversion = text("conversion_measured", lang, ratio=_factor_text(measured))
+    else:
+        sources = context.catalog.get(offer.gpu).speed_sources
+        factors = _factor_text(low) if low == high else f"{_factor_text(low)}–{_factor_text(high)}"
+        conversion = text(
+            "conversion_catalog",
+            lang,
+            factors=factors,
+            low_source=text(_source_kind(sources, "low"), lang),
+            high_source=text(_source_kind(sources, "high"), lang),
+        )
+    hours_low, hours, hours_high = (hours_text(float(bound)) for bound in evaluation.one_card_hours[:, index])
+    hours_range = (
+        ""
+        if hours_low == hours_high
+        else text("range_suffix", lang, low=hours_low, high=hours_high, unit=text("unit_hours", lang))
+    )
+    return text(
+        "warn_converted",
+        lang,
+        reference=reference,
+        gpu=offer.gpu,
+        conversion=conversion,
+        reference_hours=hours_text(context.resolved.request.workload.gpu_hours),
+        hours=hours,
+        hours_range=hours_range,
+    )
+
+
 def _warnings(context: QuoteContext, index: int, cards: int, figures: _Figures) -> list[str]:
     offer, terms, lang = context.tables.offers[index], context.tables.terms[index], context.lang
     request, evaluation, expected = context.resolved.request, context.evaluation, figures.bill
@@ -150,18 +210,7 @@ def _warnings(context: QuoteContext, index: int, cards: int, figures: _Figures) 
         warnings.append(text("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
     reference = context.resolved.reference_gpu
     if reference is not None and offer.gpu != reference:
-        warnings.append(
-            text(
-                "warn_converted",
-                lang,
-                reference=reference,
-                gpu=offer.gpu,
-                reference_index=context.catalog.get(reference).perf_index,
-                gpu_index=context.catalog.get(offer.gpu).perf_index,
-                reference_hours=hours_text(request.workload.gpu_hours),
-                hours=hours_text(float(evaluation.base_hours[index])),
-            )
-        )
+        warnings.append(_conversion_warning(context, index, reference))
     if context.resolved.memory_needed_gb is not None and evaluation.min_cards[index] > terms.machine_cards:
         warnings.append(
             text(

@@ -69,19 +69,28 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "该套餐按整机（{billed} 卡）出租",
     },
     "warn_converted": {
-        "en": "hours converted from {reference} to {gpu} by performance index ({reference_index:g} → "
-        "{gpu_index:g}): {reference_hours} h becomes {hours} h on one card; real speed-ups between models "
-        "are often smaller than the index ratio",
-        "zh": "工时按性能指数从 {reference} 换算到 {gpu}（{reference_index:g} → {gpu_index:g}）："
-        "单卡 {reference_hours} 小时折合 {hours} 小时；不同型号的实际加速通常低于指数比例",
+        "en": "hours converted from {reference} to {gpu} at {conversion}: {reference_hours} h on one card "
+        "becomes {hours} h{hours_range}",
+        "zh": "工时从 {reference} 换算到 {gpu}，按{conversion}：单卡 {reference_hours} 小时折合 {hours} 小时"
+        "{hours_range}",
     },
+    "conversion_catalog": {
+        "en": "{factors}× by {low_source} to {high_source} (pass a measured ratio in workload.speed_ratios "
+        "to narrow it)",
+        "zh": "{factors} 倍（{low_source}至{high_source}；可在 workload.speed_ratios 传入实测速度比以收窄）",
+    },
+    "conversion_measured": {"en": "your measured ratio {ratio}×", "zh": "您实测的速度比 {ratio} 倍"},
+    "source_measured": {"en": "measured throughput", "zh": "实测吞吐"},
+    "source_peak": {"en": "peak compute", "zh": "峰值算力"},
+    "source_bandwidth": {"en": "memory bandwidth", "zh": "显存带宽"},
+    "source_derived": {"en": "datasheet ratios", "zh": "规格参数推算"},
     "warn_stale": {
         "en": "price fetched {age} h ago, older than the {max_age} h limit: confirm it with the vendor",
         "zh": "价格抓取于 {age} 小时前，超过 {max_age} 小时的有效期，请向服务商确认",
     },
     "warn_deadline": {
-        "en": "deadline at risk: up to {hours} h if scaling is at the low end, past the {deadline} h deadline",
-        "zh": "可能超出期限：加速比偏低时最多需 {hours} 小时，超过 {deadline} 小时的期限",
+        "en": "deadline at risk: up to {hours} h if speed is at the low end, past the {deadline} h deadline",
+        "zh": "可能超出期限：速度偏低时最多需 {hours} 小时，超过 {deadline} 小时的期限",
     },
     "warn_budget": {
         "en": "budget at risk: up to {cost} at the high end, over the {budget} budget",

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from schemas.offer import CardHourPricing, NodeHourPricing, TermPricing
+from schemas.quote import Range
 from service.errors import InvalidRequest
 from service.quote import build_quote
 from tests.quote.factories import NOW, offer, options, request, snapshot
@@ -85,7 +86,7 @@ def test_unreachable_store_is_warned_about() -> None:
     assert "price store is unreachable" in response.summary
 
 
-def test_reference_gpu_converts_hours_by_performance_index() -> None:
+def test_reference_gpu_converts_hours_by_the_catalog_speed_range() -> None:
     h800 = offer("sz-x", "h800", gpu="h800", pricing=CardHourPricing(cny_per_card_hour=40.0))
     response = build_quote(
         snapshot([h800, EIGHT_YUAN]),
@@ -93,7 +94,12 @@ def test_reference_gpu_converts_hours_by_performance_index() -> None:
         options=options(),
     )
     fastest, same_model = response.quotes
-    assert (fastest.gpu, fastest.hours.expected, fastest.cost_cny.expected) == ("h800", 8.0, 320.0)
+    # 48 h over the H800's 6.0 / 3.3 / 3.0 speed range, each bound billed on whole hours at ¥40.
+    assert (fastest.gpu, fastest.hours, fastest.cost_cny) == (
+        "h800",
+        Range(8.0, 14.55, 16.0),
+        Range(320.0, 600.0, 640.0),
+    )
     assert any("converted from rtx4090 to h800" in warning for warning in fastest.warnings)
     assert same_model.hours.expected == 48.0
     assert not any("converted" in warning for warning in same_model.warnings)
