@@ -62,7 +62,13 @@ _QUOTE_NOTES = {
     f"models by performance index. Ids: {_GPU_IDS}.",
     "workload.model_params_b": "Model size in billions of parameters; with `task`, offers whose cards "
     "cannot hold the model are left out.",
-    "workload.task": "What the job does; with `model_params_b`, sets the memory needed per parameter.",
+    "workload.task": "What the job does; with `model_params_b` or `model`, sets the memory needed per "
+    "parameter.",
+    "workload.model": "A named open model instead of `model_params_b`, e.g. qwen2.5-72b or "
+    "Qwen/Qwen2.5-72B-Instruct (GET /models lists them); mixture-of-experts models are sized on total "
+    "parameters.",
+    "workload.precision": "Bytes per weight for inference and the LoRA/QLoRA base: bf16 (default; QLoRA "
+    "keeps its 4-bit base), fp8, int8, int4. Full fine-tune and pre-train are not changed.",
     "gpus": f"Only these GPU models (ids or vendor spellings). Ids: {_GPU_IDS}.",
     "regions": "Only these regions, e.g. jiangsu, shenzhen.",
     "vendors": "Only these vendor ids (the `vendor_status` tool lists them).",
