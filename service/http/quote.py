@@ -24,11 +24,13 @@ _DESCRIPTION = """\
 Every feasible way to run a job, ranked by total cost, time or value, with honest ranges.
 
 Give the job's wall-clock hours on ONE card (`workload.gpu_hours`, on `workload.reference_gpu` when set, so
-hours convert to other GPU models by performance index). Each quote is one offer at one card count, with
+hours convert to other GPU models by each model's relative speed range from `GET /gpus`, or by your measured
+`workload.speed_ratios`). Each quote is one offer at one card count, with
 speed-up, hours and cost as `{low, expected, high}` (multi-card scaling is a range), billed the way the
 vendor bills (card-hour, whole nodes, bundles, prepaid periods), line items that add up to the expected
-cost, and warnings (idle cards, converted hours, stale prices, limits at risk). Give `model_params_b` and
-`task` to drop configurations whose memory cannot hold the model. `summary` is one paragraph, in `lang`,
+cost, and warnings (idle cards, converted hours, stale prices, limits at risk). Give `model_params_b` (or a
+named `model` from `GET /models`), `task` and `precision` to drop configurations whose memory cannot hold
+the model. `summary` is one paragraph, in `lang`,
 that a chatbot can repeat. `recommended` is the top of the `rank_by` ranking: the cheapest for `cost`, the
 fastest for `time`, the best cost plus hours × `time_value_cny_per_hour` for `value`. Nothing fits: 200
 with `quotes: []` and the `excluded` counts by reason.

@@ -59,7 +59,10 @@ class VendorStatusArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown
 _QUOTE_NOTES = {
     "workload.gpu_hours": "Wall-clock hours the job takes on ONE card of `reference_gpu`, e.g. 48.",
     "workload.reference_gpu": "The GPU `gpu_hours` was measured on, e.g. rtx4090; hours convert to other "
-    f"models by performance index. Ids: {_GPU_IDS}.",
+    "models by each model's relative speed range (measured throughput to peak compute, GET /gpus), which "
+    f"widens the hours and cost ranges. Ids: {_GPU_IDS}.",
+    "workload.speed_ratios": 'Measured speeds relative to `reference_gpu`, e.g. {"h800": 3.2}; each '
+    "replaces the catalog's range for that model.",
     "workload.model_params_b": "Model size in billions of parameters; with `task`, offers whose cards "
     "cannot hold the model are left out.",
     "workload.task": "What the job does; with `model_params_b` or `model`, sets the memory needed per "
