@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
 from adapters.gpus import DEFAULT_GPU_CATALOG
@@ -41,3 +43,18 @@ def make_offer(
 
 def ok_status(vendor: str, offers: int = 1) -> VendorStatus:
     return VendorStatus(vendor=vendor, last_success_at=FETCHED_AT, offer_count=offers)
+
+
+def static_row(sku: str = "4090", price_cny: float = 8.0, *, gpu: str = "RTX 4090") -> dict[str, object]:
+    """One offer row of a ``static``-format feed: a card-hour price, GPU named as a vendor would."""
+    return {"sku": sku, "gpu": gpu, "pricing": {"kind": "card_hour", "price_cny": price_cny}}
+
+
+def static_feed(rows: Iterable[dict[str, object]]) -> bytes:
+    """A ``static``-format feed document holding ``rows``."""
+    return json.dumps({"offers": list(rows)}).encode()
+
+
+def card_hour_feed(prices_cny: Mapping[str, float]) -> bytes:
+    """A ``static``-format feed of RTX 4090 card-hour offers, one per sku."""
+    return static_feed(static_row(sku, price) for sku, price in prices_cny.items())

@@ -3,15 +3,12 @@
 Redis comes from, in order: ``GPUQUOTE_TEST_REDIS_URL``; a container via testcontainers when a Docker engine
 answers; a private ``redis-server`` started here on a free port. Under ``CI=true`` a missing Redis fails the
 run instead of skipping. Tests only ever delete keys under their own random namespace: they never flush a
-Redis they did not start.
+Redis they did not start. A test that crashes or freezes Redis gets one of its own (``private_redis``).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
@@ -20,14 +17,9 @@ from testcontainers.community.redis import RedisContainer
 
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
-from tests.net import IN_CI, docker_answers, free_port, wait_for_redis
-from tests.servers import FeedServer
-
-
-def _unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(f"Redis tests cannot run under CI: {reason}", pytrace=False)
-    pytest.skip(reason)
+from tests.adapters.fake_vendor import FakeVendor
+from tests.net import docker_answers, wait_for_redis
+from tests.servers import RedisServer
 
 
 @pytest.fixture(scope="session")
@@ -41,35 +33,15 @@ def redis_url() -> Iterator[str]:
             host, port = container.get_container_host_ip(), container.get_exposed_port(6379)
             yield f"redis://{host}:{port}/0"
         return
-    binary = shutil.which("redis-server")
-    if binary is None:
-        _unavailable("no GPUQUOTE_TEST_REDIS_URL, no Docker engine, and no redis-server binary")
-    port = free_port()
-    with tempfile.TemporaryDirectory(prefix="gpuquote-redis-") as workdir:
-        process = subprocess.Popen(
-            [
-                str(binary),
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                workdir,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            url = f"redis://127.0.0.1:{port}/0"
-            wait_for_redis(url)
-            yield url
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    with RedisServer(hint=" (and no GPUQUOTE_TEST_REDIS_URL or Docker engine)") as server:
+        yield server.url
+
+
+@pytest.fixture
+def private_redis() -> Iterator[RedisServer]:
+    """A redis-server of the test's own, which it may kill, restart empty, freeze and thaw."""
+    with RedisServer() as server:
+        yield server
 
 
 @pytest.fixture
@@ -107,10 +79,9 @@ def store(request: pytest.FixtureRequest) -> MemoryPriceStore | RedisPriceStore:
 
 
 @pytest.fixture
-def feeds() -> Iterator[FeedServer]:
-    """A loopback server of static price files the test rewrites or slows down."""
-
-    server = FeedServer()
+def fake_vendor() -> Iterator[FakeVendor]:
+    """The loopback vendor: replies scripted per path, or feeds the test publishes and rewrites."""
+    server = FakeVendor()
     try:
         yield server
     finally:

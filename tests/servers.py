@@ -1,20 +1,19 @@
-"""Real processes for integration tests: ``gpuquote serve`` on a free port, a private redis-server, and a
-loopback HTTP server serving vendor feeds that the test can change or slow down."""
+"""Real processes for integration tests: ``gpuquote serve`` on a free port, and private redis-servers.
+Vendor feeds are served by ``tests.adapters.fake_vendor.FakeVendor`` (the ``fake_vendor`` fixture)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 
 import httpx
 import pytest
@@ -72,92 +71,78 @@ def gpuquote_server(
             log.close()
 
 
-class PrivateRedis:
-    """A redis-server this test owns, so it may stop and restart it."""
+def require_binary(name: str, hint: str = "") -> str:
+    """The path of a program the test needs; without it the test is skipped, or fails under CI."""
+    path = shutil.which(name)
+    if path is None:
+        message = f"{name} not found on PATH{hint}"
+        if IN_CI:
+            pytest.fail(f"cannot run under CI: {message}", pytrace=False)
+        pytest.skip(message)
+    return path
 
-    def __init__(self) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            if IN_CI:
-                pytest.fail("fault tests need the redis-server binary", pytrace=False)
-            pytest.skip("redis-server not installed")
-        self._binary = binary
-        self.port = free_port()
-        self._workdir = tempfile.TemporaryDirectory(prefix="gpuquote-redis-fault-")
+
+class RedisServer:
+    """A ``redis-server`` the test owns, on loopback: its own port (a free one unless given), nothing kept
+    on disk, a scratch directory, and ``extra_args`` on its command line. The test may stop it, start it
+    again (empty, on the same port), freeze and thaw it. As a context manager: started, then closed."""
+
+    def __init__(self, *extra_args: str, port: int | None = None, hint: str = "") -> None:
+        self._binary = require_binary("redis-server", hint)
+        self._extra_args = extra_args
+        self.port = free_port() if port is None else port
+        self._workdir = tempfile.TemporaryDirectory(prefix="gpuquote-redis-")
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
     def start(self) -> None:
+        """Start it and wait until it answers."""
         self._process = subprocess.Popen(
             [self._binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", self._workdir.name],
+             "--dir", self._workdir.name, *self._extra_args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
         wait_for_redis(self.url)
 
     def stop(self) -> None:
+        """Kill it, frozen or not: a crash, and all its data gone."""
         if self._process is not None and self._process.poll() is None:
             self._process.kill()
             self._process.wait(timeout=10)
+
+    def freeze(self) -> None:
+        """SIGSTOP: connections are accepted and never answered."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, signum: signal.Signals) -> None:
+        assert self._process is not None and self.running, "redis-server is not running"
+        os.kill(self._process.pid, signum)
 
     def close(self) -> None:
         self.stop()
         self._workdir.cleanup()
 
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
 
-class FeedServer:
-    """Serves static price files at ``/<name>``; a test rewrites them or makes one hang."""
-
-    def __init__(self) -> None:
-        self.feeds: dict[str, bytes] = {}
-        self.delays_s: dict[str, float] = {}
-        feeds, delays = self.feeds, self.delays_s
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                name = self.path.lstrip("/")
-                time.sleep(delays.get(name, 0.0))
-                body = feeds.get(name)
-                if body is None:
-                    self.send_error(404)
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def set_feed(self, name: str, rows: list[dict[str, object]]) -> None:
-        self.feeds[name] = json.dumps({"offers": rows}).encode()
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-
-def card_hour_rows(prices_cny: Mapping[str, float]) -> list[dict[str, object]]:
-    """Static-format rows, one RTX 4090 card-hour offer per sku."""
-    return [
-        {"sku": sku, "gpu": "RTX 4090", "pricing": {"kind": "card_hour", "price_cny": price}}
-        for sku, price in prices_cny.items()
-    ]
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def write_vendors_file(

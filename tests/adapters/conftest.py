@@ -1,8 +1,9 @@
-"""Fixtures for the adapter tests: the loopback fake vendor, one client, a fixed clock, recorded sleeps."""
+"""Fixtures for the adapter tests: one client (the loopback ``fake_vendor`` is in tests/conftest.py), a fixed
+clock, recorded sleeps."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -11,13 +12,6 @@ from adapters import AdapterContext
 from adapters.base import build_client
 from tests.adapters.fake_vendor import FakeVendor
 from tests.adapters.feeds import FETCHED_AT, PAYLOADS
-
-
-@pytest.fixture
-def fake_vendor() -> Iterator[FakeVendor]:
-    server = FakeVendor()
-    yield server
-    server.close()
 
 
 @pytest.fixture

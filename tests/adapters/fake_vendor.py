@@ -1,4 +1,6 @@
-"""A real HTTP server on loopback that plays a vendor: scripted replies per path, faults included.
+"""A real HTTP server on loopback that plays a vendor: scripted replies per path, faults included. It is
+the one vendor server of the tests (the ``fake_vendor`` fixture): adapter tests script replies with
+``serve``; refresh, fault and soak tests ``publish`` whole feeds they rewrite between refreshes.
 
 Each path has a queue of replies; each request takes the next one and the last one repeats, so
 ``serve(p, status=500)`` then ``serve(p, body)`` is "500 once, then success". A reply can be slow
@@ -48,6 +50,13 @@ class _Handler(BaseHTTPRequestHandler):
     # Headers and body go out in separate writes: without this, Nagle and delayed ACKs add ~40 ms each.
     disable_nagle_algorithm = True
     server: _Server
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except ConnectionError:
+            # A client that went away between requests (a killed refresher): no traceback on stderr.
+            self.close_connection = True
 
     def do_GET(self) -> None:
         fake = self.server.fake
@@ -105,8 +114,12 @@ class FakeVendor:
     def port(self) -> int:
         return int(self._server.server_address[1])
 
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        return self.base_url + path
 
     def serve(
         self,
@@ -125,6 +138,19 @@ class FakeVendor:
         with self._lock:
             self._replies.setdefault(path, []).append(reply)
         return self.url(path)
+
+    def publish(self, path: str, body: bytes, *, delay_s: float = 0.0) -> str:
+        """Serve ``body`` as JSON at ``path`` from now on, in place of any queued replies: a feed the test
+        rewrites between refreshes (``delay_s`` makes it hang); returns its URL."""
+        reply = Reply(body, headers={"Content-Type": "application/json"}, delay_s=delay_s)
+        with self._lock:
+            self._replies[path] = [reply]
+        return self.url(path)
+
+    def withdraw(self, path: str) -> None:
+        """Stop serving ``path``: a 404 from now on."""
+        with self._lock:
+            self._replies.pop(path, None)
 
     def take(self, request: SeenRequest) -> Reply:
         with self._lock:

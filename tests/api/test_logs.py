@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +13,11 @@ import pytest
 
 from service.http.requests import redact_query
 from service.logs import JsonFormatter, request_id_var
-from tests.servers import FeedServer, gpuquote_server, write_vendors_file
+from tests.adapters.fake_vendor import FakeVendor
+from tests.servers import gpuquote_server, write_vendors_file
 
 ADMIN_KEY = "log-test-admin-key-0123456789"
 SECRETS = ("s3cr3t-api-key", "s3cr3t-access-token", "s3cr3t-key")
-
-
-@pytest.fixture
-def feeds() -> Iterator[FeedServer]:
-    server = FeedServer()
-    yield server
-    server.close()
 
 
 def _lines(log_file: Path) -> list[dict[str, Any]]:
@@ -42,9 +35,11 @@ def _access_line(lines: list[dict[str, Any]], request_id: str) -> dict[str, Any]
 
 
 @pytest.mark.slow
-def test_serve_logs_json_lines_with_request_ids_and_no_credentials(tmp_path: Path, feeds: FeedServer) -> None:
+def test_serve_logs_json_lines_with_request_ids_and_no_credentials(
+    tmp_path: Path, fake_vendor: FakeVendor
+) -> None:
     # The vendor's feed is missing, so a refresh fails and logs a warning while handling the request.
-    vendors_file = write_vendors_file(tmp_path, feeds.base_url, ["js-log-test"], timeout_s=5)
+    vendors_file = write_vendors_file(tmp_path, fake_vendor.base_url, ["js-log-test"], timeout_s=5)
     env = {"GPUQUOTE_VENDORS_FILE": str(vendors_file), "GPUQUOTE_ADMIN_API_KEYS": ADMIN_KEY}
     log_file = tmp_path / "serve.log"
     with gpuquote_server(env, log_file=log_file) as base_url:

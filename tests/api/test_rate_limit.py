@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from litestar.testing import AsyncTestClient
@@ -14,7 +13,7 @@ from service.app import create_app
 from service.http.limits import ClientAddress
 from service.services import build_services
 from service.settings import Settings, SettingsError
-from tests.servers import PrivateRedis
+from tests.servers import RedisServer
 
 QUOTE = {"workload": {"gpu_hours": 48}, "gpus": ["rtx4090"], "card_counts": [1]}
 
@@ -58,16 +57,6 @@ async def test_made_up_keys_and_forwarded_headers_do_not_buy_fresh_buckets() -> 
     assert configured.status_code == 200
 
 
-@pytest.fixture
-def private_redis() -> Iterator[PrivateRedis]:
-    server = PrivateRedis()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
 def _local_counts(metrics_text: str) -> float:
     for line in metrics_text.splitlines():
         if line.startswith("gpuquote_rate_limit_local_total "):
@@ -76,7 +65,7 @@ def _local_counts(metrics_text: str) -> float:
 
 
 async def test_rate_limit_fails_open_to_local_counts_when_redis_goes(
-    private_redis: PrivateRedis, caplog: pytest.LogCaptureFixture
+    private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = Settings(redis_url=private_redis.url, rate_limit_per_minute=3)
     async with AsyncTestClient(create_app(services=build_services(settings))) as client:

@@ -3,7 +3,6 @@ admin view, and no credential from the vendor's URL anywhere."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore
+from tests.builders import static_feed, static_row
 from tests.net import free_port
 
 ADMIN_KEY = "vendor-errors-admin-key-0123"
@@ -25,10 +25,7 @@ Client = AsyncTestClient[Any]
 
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[Client]:
-    good = {
-        "offers": [{"sku": "4090", "gpu": "RTX 4090", "pricing": {"kind": "card_hour", "price_cny": 8.0}}]
-    }
-    (tmp_path / "good.json").write_text(json.dumps(good), encoding="utf-8")
+    (tmp_path / "good.json").write_bytes(static_feed([static_row()]))
     (tmp_path / "broken.json").write_text("INTERNAL_SECRET=s3cretpw\n{", encoding="utf-8")
     closed = free_port()  # nothing listens there: a connection error
     (tmp_path / "vendors.toml").write_text(

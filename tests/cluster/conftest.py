@@ -6,19 +6,16 @@ over within seconds when a test kills its master.
 from __future__ import annotations
 
 import random
-import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 import redis
 
-from tests.net import IN_CI, wait_for_redis
+from tests.servers import RedisServer, require_binary
 
 NODE_TIMEOUT_MS = 1500
 
@@ -26,7 +23,7 @@ NODE_TIMEOUT_MS = 1500
 @dataclass
 class LocalCluster:
     ports: list[int]
-    processes: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    nodes: dict[int, RedisServer] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -46,12 +43,10 @@ class LocalCluster:
         raise LookupError(f"no master serves slot of {key!r}")
 
     def ports_alive(self) -> list[int]:
-        return [port for port, process in self.processes.items() if process.poll() is None]
+        return [port for port, node in self.nodes.items() if node.running]
 
     def kill(self, port: int) -> None:
-        process = self.processes[port]
-        process.kill()
-        process.wait(timeout=10)
+        self.nodes[port].stop()
 
     def wait_until_replicas_synced(self, timeout_s: float = 30.0) -> None:
         deadline = time.monotonic() + timeout_s
@@ -114,49 +109,34 @@ def _cluster_port() -> int:
     raise RuntimeError("no free port pair for a cluster node")
 
 
-def _start_node(binary: str, port: int, workdir: Path) -> subprocess.Popen[bytes]:
-    node_dir = workdir / str(port)
-    node_dir.mkdir()
-    return subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
-         # Replicas sync at once and may always take over: a test kills a master seconds after creation.
-         "--repl-diskless-sync-delay", "0", "--cluster-replica-validity-factor", "0",
-         "--save", "", "--appendonly", "no", "--dir", str(node_dir)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+def _cluster_node(port: int) -> RedisServer:
+    return RedisServer(
+        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+        "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+        # Replicas sync at once and may always take over: a test kills a master seconds after creation.
+        "--repl-diskless-sync-delay", "0", "--cluster-replica-validity-factor", "0",
+        port=port,
     )  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def redis_cluster() -> Iterator[LocalCluster]:
-    binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
-    if binary is None or cli is None:
-        if IN_CI:
-            pytest.fail("Redis Cluster tests need redis-server and redis-cli", pytrace=False)
-        pytest.skip("redis-server / redis-cli not installed")
+    cli = require_binary("redis-cli")
     cluster = LocalCluster(ports=[_cluster_port() for _ in range(6)])
-    with tempfile.TemporaryDirectory(prefix="gpuquote-cluster-") as workdir:
-        try:
-            for port in cluster.ports:
-                cluster.processes[port] = _start_node(binary, port, Path(workdir))
-            for port in cluster.ports:
-                wait_for_redis(f"redis://127.0.0.1:{port}")
-            created = subprocess.run(
-                [cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in cluster.ports),
-                 "--cluster-replicas", "1", "--cluster-yes"],
-                check=False, capture_output=True, timeout=60,
-            )  # fmt: skip
-            if created.returncode != 0:
-                raise RuntimeError(
-                    f"redis-cli --cluster create failed: {created.stdout!r} {created.stderr!r}"
-                )
-            cluster.wait_until_healthy()
-            cluster.wait_until_replicas_synced()
-            yield cluster
-        finally:
-            for process in cluster.processes.values():
-                if process.poll() is None:
-                    process.terminate()
-            for process in cluster.processes.values():
-                process.wait(timeout=10)
+    try:
+        for port in cluster.ports:
+            cluster.nodes[port] = node = _cluster_node(port)
+            node.start()
+        created = subprocess.run(
+            [cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in cluster.ports),
+             "--cluster-replicas", "1", "--cluster-yes"],
+            check=False, capture_output=True, timeout=60,
+        )  # fmt: skip
+        if created.returncode != 0:
+            raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout!r} {created.stderr!r}")
+        cluster.wait_until_healthy()
+        cluster.wait_until_replicas_synced()
+        yield cluster
+    finally:
+        for node in cluster.nodes.values():
+            node.close()

@@ -11,7 +11,9 @@ import time
 from pathlib import Path
 
 from service.store.redis import RedisPriceStore, connect_redis
-from tests.servers import GPUQUOTE, FeedServer, card_hour_rows, write_vendors_file
+from tests.adapters.fake_vendor import FakeVendor
+from tests.builders import card_hour_feed
+from tests.servers import GPUQUOTE, write_vendors_file
 
 VENDORS = ["fast-a", "fast-b", "slow-c"]
 OLD = {"4090-1": 5.0, "4090-2": 5.1, "4090-3": 5.2}
@@ -37,9 +39,9 @@ async def _prices_by_vendor(store: RedisPriceStore) -> dict[str, dict[str, float
 
 
 async def test_killed_refresh_leaves_every_vendor_whole(
-    feeds: FeedServer, tmp_path: Path, redis_url: str, redis_namespace: str
+    fake_vendor: FakeVendor, tmp_path: Path, redis_url: str, redis_namespace: str
 ) -> None:
-    vendors_file = write_vendors_file(tmp_path, feeds.base_url, VENDORS)
+    vendors_file = write_vendors_file(tmp_path, fake_vendor.base_url, VENDORS)
     env = {
         "GPUQUOTE_REDIS_URL": redis_url,
         "GPUQUOTE_REDIS_NAMESPACE": redis_namespace,
@@ -47,14 +49,15 @@ async def test_killed_refresh_leaves_every_vendor_whole(
         "GPUQUOTE_REFRESH_LOCK_TTL_S": "3",
     }
     for vendor in VENDORS:
-        feeds.set_feed(f"{vendor}.json", card_hour_rows(OLD))
+        fake_vendor.publish(f"/{vendor}.json", card_hour_feed(OLD))
     first = _refresh_command(env)
     first_output = first.communicate(timeout=60)[0]
     assert first.returncode == 0, first_output
 
     for vendor in VENDORS:
-        feeds.set_feed(f"{vendor}.json", card_hour_rows(NEW))
-    feeds.delays_s["slow-c.json"] = 30.0
+        fake_vendor.publish(
+            f"/{vendor}.json", card_hour_feed(NEW), delay_s=30.0 if vendor == "slow-c" else 0.0
+        )
     second = _refresh_command(env)
     store = RedisPriceStore(connect_redis(redis_url), namespace=redis_namespace)
     try:
@@ -72,7 +75,7 @@ async def test_killed_refresh_leaves_every_vendor_whole(
         assert (await store.read()).statuses["slow-c"].last_error is None
 
         # The dead refresher's lock expires; the next run completes.
-        feeds.delays_s.clear()
+        fake_vendor.publish("/slow-c.json", card_hour_feed(NEW))
         await asyncio.sleep(3.2)
         third = _refresh_command(env)
         output = third.communicate(timeout=60)[0]

@@ -5,10 +5,7 @@ Redis is frozen, and no vendor is lost when Redis comes back empty and one vendo
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +17,9 @@ from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
 from service.store.redis import RedisPriceStore, connect_redis
-from tests.servers import FeedServer, PrivateRedis, card_hour_rows, write_vendors_file
+from tests.adapters.fake_vendor import FakeVendor
+from tests.builders import card_hour_feed
+from tests.servers import RedisServer, write_vendors_file
 
 ADMIN = {"X-API-Key": "chaos-admin-key"}
 Client = AsyncTestClient[Litestar]
@@ -28,35 +27,6 @@ PRICES_A = {f"a-{i}": 5.0 + i / 10 for i in range(5)}
 PRICES_B = {f"b-{i}": 6.0 + i / 10 for i in range(4)}
 _WORKERS = 4
 _MAX_REQUESTS = 5_000  # per load phase, whatever the timing
-
-
-class ChaosRedis(PrivateRedis):
-    """A private redis-server the test can also freeze (SIGSTOP: connections accepted, never answered)."""
-
-    def _signal(self, signum: signal.Signals) -> None:
-        assert self._process is not None
-        os.kill(self._process.pid, signum)
-
-    def freeze(self) -> None:
-        self._signal(signal.SIGSTOP)
-
-    def thaw(self) -> None:
-        self._signal(signal.SIGCONT)
-
-    def close(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            self.thaw()
-        super().close()
-
-
-@pytest.fixture
-def chaos_redis() -> Iterator[ChaosRedis]:
-    server = ChaosRedis()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
 
 
 @dataclass
@@ -104,13 +74,13 @@ async def _vendor_counts(client: Client) -> dict[str, int]:
 
 @pytest.mark.parametrize("freeze_s", [3.0, pytest.param(20.0, marks=pytest.mark.slow)])
 async def test_service_stays_up_through_redis_killed_emptied_and_frozen(
-    chaos_redis: ChaosRedis, feeds: FeedServer, tmp_path: Path, freeze_s: float
+    private_redis: RedisServer, fake_vendor: FakeVendor, tmp_path: Path, freeze_s: float
 ) -> None:
-    feeds.set_feed("a.json", card_hour_rows(PRICES_A))
-    feeds.set_feed("b.json", card_hour_rows(PRICES_B))
+    fake_vendor.publish("/a.json", card_hour_feed(PRICES_A))
+    fake_vendor.publish("/b.json", card_hour_feed(PRICES_B))
     settings = Settings(
-        redis_url=chaos_redis.url,
-        vendors_file=write_vendors_file(tmp_path, feeds.base_url, ["a", "b"], timeout_s=2),
+        redis_url=private_redis.url,
+        vendors_file=write_vendors_file(tmp_path, fake_vendor.base_url, ["a", "b"], timeout_s=2),
         admin_api_keys=("chaos-admin-key",),
         rate_limit_per_minute=1_000_000,
     )
@@ -119,26 +89,26 @@ async def test_service_stays_up_through_redis_killed_emptied_and_frozen(
 
         # Killed: quotes carry on from the held snapshot.
         killed = Load()
-        stop = asyncio.get_running_loop().call_later(0.3, chaos_redis.stop)
+        stop = asyncio.get_running_loop().call_later(0.3, private_redis.stop)
         await killed.run(client, 2.0)
         stop.cancel()
         assert [status for _, _, status in killed.quotes if status != 200] == []
         assert all(seconds < 1.0 and status == 200 for _, seconds, status in killed.ready), killed.ready
 
         # Back, empty, with vendor b's feed failing: the refill keeps b's held offers.
-        await asyncio.to_thread(chaos_redis.start)
+        await asyncio.to_thread(private_redis.start)
         deadline = time.monotonic() + 5
         while "store empty" not in ((await client.get("/ready")).json().get("reason") or ""):
             assert time.monotonic() < deadline, "an empty store was never reported"
             await asyncio.sleep(0.2)
         quote = (await client.post("/quote", json={"workload": {"gpu_hours": 7}, "lang": "en"})).json()
         assert any("empty" in warning for warning in quote["warnings"]), quote["warnings"]
-        del feeds.feeds["b.json"]
+        fake_vendor.withdraw("/b.json")
         refill = await client.post("/admin/refresh", headers=ADMIN)
         assert refill.status_code == 200
         assert {o["vendor"]: o["ok"] for o in refill.json()["vendors"]} == {"a": True, "b": False}
         assert await _vendor_counts(client) == {"a": 5, "b": 4}
-        store = RedisPriceStore(connect_redis(chaos_redis.url))
+        store = RedisPriceStore(connect_redis(private_redis.url))
         try:
             contents = await store.read()
         finally:
@@ -154,13 +124,13 @@ async def test_service_stays_up_through_redis_killed_emptied_and_frozen(
         frozen = Load()
         loop = asyncio.get_running_loop()
         freeze_at = time.monotonic() + 0.5
-        loop.call_later(0.5, chaos_redis.freeze)
-        thaw = loop.call_later(0.5 + freeze_s, chaos_redis.thaw)
+        loop.call_later(0.5, private_redis.freeze)
+        thaw = loop.call_later(0.5 + freeze_s, private_redis.thaw)
         try:
             await frozen.run(client, freeze_s + 1.5)
         finally:
             thaw.cancel()
-            chaos_redis.thaw()
+            private_redis.thaw()
         during = [s for start, s, _ in frozen.quotes if freeze_at <= start <= freeze_at + freeze_s]
         assert [status for _, _, status in frozen.quotes if status != 200] == []
         print(  # the figures, for `pytest -s`

@@ -6,15 +6,13 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-from collections.abc import Iterator
 
-import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
-from tests.servers import GPUQUOTE, PrivateRedis
+from tests.servers import GPUQUOTE, RedisServer
 
 ADMIN = {"X-API-Key": "fault-admin-key"}
 ARTICLE_QUOTE = {
@@ -26,17 +24,7 @@ ARTICLE_QUOTE = {
 }
 
 
-@pytest.fixture
-def private_redis() -> Iterator[PrivateRedis]:
-    server = PrivateRedis()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.close()
-
-
-async def test_service_rides_out_a_redis_outage(private_redis: PrivateRedis) -> None:
+async def test_service_rides_out_a_redis_outage(private_redis: RedisServer) -> None:
     settings = Settings(redis_url=private_redis.url, admin_api_keys=("fault-admin-key",))
     app = create_app(services=build_services(settings))
     async with AsyncTestClient(app) as client:
@@ -77,7 +65,7 @@ async def test_service_rides_out_a_redis_outage(private_redis: PrivateRedis) -> 
         assert (await client.get("/ready")).json()["status"] == "ready"
 
 
-async def test_refresh_command_fails_cleanly_when_redis_is_down(private_redis: PrivateRedis) -> None:
+async def test_refresh_command_fails_cleanly_when_redis_is_down(private_redis: RedisServer) -> None:
 
     private_redis.stop()
     result = await asyncio.to_thread(

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
 from service.settings import Settings
+from tests.builders import static_feed, static_row
 
 
 async def test_prices_change_without_anyone_asking_for_a_refresh(tmp_path: Path) -> None:
     feed = tmp_path / "feed.json"
 
     def publish(price_cny: float) -> None:
-        row = {"sku": "4090", "gpu": "RTX 4090", "pricing": {"kind": "card_hour", "price_cny": price_cny}}
-        feed.write_text(json.dumps({"offers": [row]}), encoding="utf-8")
+        feed.write_bytes(static_feed([static_row(price_cny=price_cny)]))
 
     publish(8.0)
     vendors = tmp_path / "vendors.toml"

@@ -4,7 +4,6 @@ one refresher at a time."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import httpx
@@ -16,6 +15,7 @@ from schemas.vendor import VendorConfig
 from service.errors import InvalidRequest, RefreshBusy
 from service.refresh import RefreshService
 from service.store.base import PriceStore
+from tests.builders import static_feed, static_row
 
 
 def _static_vendor(vendor_id: str, path: str, **extra: object) -> VendorConfig:
@@ -31,19 +31,15 @@ def _static_vendor(vendor_id: str, path: str, **extra: object) -> VendorConfig:
 
 
 def _write_feed(folder: Path, name: str, rows: list[dict[str, object]]) -> None:
-    (folder / name).write_text(json.dumps({"offers": rows}), encoding="utf-8")
-
-
-def _card_hour_row(sku: str, gpu: str, price_cny: float) -> dict[str, object]:
-    return {"sku": sku, "gpu": gpu, "pricing": {"kind": "card_hour", "price_cny": price_cny}}
+    (folder / name).write_bytes(static_feed(rows))
 
 
 @pytest.fixture
 def feeds(tmp_path: Path) -> Path:
     _write_feed(
-        tmp_path, "a.json", [_card_hour_row("4090", "RTX 4090", 8.0), _card_hour_row("h800", "H800", 40.0)]
+        tmp_path, "a.json", [static_row("4090", 8.0, gpu="RTX 4090"), static_row("h800", 40.0, gpu="H800")]
     )
-    _write_feed(tmp_path, "b.json", [_card_hour_row("a100", "A100 80G", 20.0)])
+    _write_feed(tmp_path, "b.json", [static_row("a100", 20.0, gpu="A100 80G")])
     return tmp_path
 
 
@@ -78,7 +74,7 @@ async def test_failed_vendor_keeps_last_known_good_offers(store: PriceStore, fee
     await service.refresh()
     first_success = (await store.read()).statuses["va"].last_success_at
     (feeds / "a.json").write_text('{"offers": [{"sku": "4090", "gpu": "RTX', encoding="utf-8")  # half-written
-    _write_feed(feeds, "b.json", [_card_hour_row("a100", "A100 80G", 21.0)])
+    _write_feed(feeds, "b.json", [static_row("a100", 21.0, gpu="A100 80G")])
     report = await service.refresh()
     assert not report.ok
     failed = next(outcome for outcome in report.vendors if outcome.vendor == "va")
@@ -105,10 +101,10 @@ async def test_bad_rows_are_dropped_and_counted(store: PriceStore, feeds: Path) 
         feeds,
         "a.json",
         [
-            _card_hour_row("4090", "RTX 4090", 8.0),
-            _card_hour_row("5090", "RTX 5090", 12.0),
-            _card_hour_row("free", "H800", 0.0),
-            _card_hour_row("neg", "H800", -3.0),
+            static_row("4090", 8.0, gpu="RTX 4090"),
+            static_row("5090", 12.0, gpu="RTX 5090"),
+            static_row("free", 0.0, gpu="H800"),
+            static_row("neg", -3.0, gpu="H800"),
         ],
     )
     report = await _service(store, feeds, _static_vendor("va", "a.json")).refresh()
@@ -122,7 +118,7 @@ async def test_bad_rows_are_dropped_and_counted(store: PriceStore, feeds: Path) 
 async def test_feed_with_no_valid_rows_keeps_previous_offers(store: PriceStore, feeds: Path) -> None:
     service = _service(store, feeds, _static_vendor("va", "a.json"))
     await service.refresh()
-    _write_feed(feeds, "a.json", [_card_hour_row("x", "RTX 9999", 1.0)])
+    _write_feed(feeds, "a.json", [static_row("x", 1.0, gpu="RTX 9999")])
     report = await service.refresh()
     assert not report.ok
     assert "no valid offers" in (report.vendors[0].error or "")
@@ -133,7 +129,7 @@ async def test_price_jump_is_held_back_until_seen_again(store: PriceStore, feeds
     service = _service(store, feeds, _static_vendor("va", "a.json"))
     await service.refresh()
     _write_feed(
-        feeds, "a.json", [_card_hour_row("4090", "RTX 4090", 8.4), _card_hour_row("h800", "H800", 4.0)]
+        feeds, "a.json", [static_row("4090", 8.4, gpu="RTX 4090"), static_row("h800", 4.0, gpu="H800")]
     )
 
     first = await service.refresh()
@@ -180,7 +176,7 @@ async def test_a_waiting_refresher_runs_once_the_lock_is_released(store: PriceSt
 
 
 async def test_two_concurrent_refreshes_one_runs(store: PriceStore, tmp_path: Path) -> None:
-    body = json.dumps({"offers": [_card_hour_row("4090", "RTX 4090", 8.0)]}).encode()
+    body = static_feed([static_row()])
 
     async def slow_vendor(request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(0.3)

@@ -6,25 +6,27 @@ from pathlib import Path
 
 import httpx
 
-from tests.servers import FeedServer, card_hour_rows, gpuquote_server, write_vendors_file
+from tests.adapters.fake_vendor import FakeVendor
+from tests.builders import card_hour_feed
+from tests.servers import gpuquote_server, write_vendors_file
 
 ADMIN_KEY = "replica-admin-key"
 
 
 def test_a_refresh_through_one_replica_is_served_by_the_other(
-    feeds: FeedServer, tmp_path: Path, redis_url: str, redis_namespace: str
+    fake_vendor: FakeVendor, tmp_path: Path, redis_url: str, redis_namespace: str
 ) -> None:
-    feeds.set_feed("js-shared.json", card_hour_rows({"4090": 8.0}))
+    fake_vendor.publish("/js-shared.json", card_hour_feed({"4090": 8.0}))
     env = {
         "GPUQUOTE_REDIS_URL": redis_url,
         "GPUQUOTE_REDIS_NAMESPACE": redis_namespace,
-        "GPUQUOTE_VENDORS_FILE": str(write_vendors_file(tmp_path, feeds.base_url, ["js-shared"])),
+        "GPUQUOTE_VENDORS_FILE": str(write_vendors_file(tmp_path, fake_vendor.base_url, ["js-shared"])),
         "GPUQUOTE_ADMIN_API_KEYS": ADMIN_KEY,
     }
     with gpuquote_server(env) as first, gpuquote_server(env) as second:
         assert httpx.get(f"{second}/offers/js-shared:4090").json()["pricing"]["cny_per_card_hour"] == 8.0
 
-        feeds.set_feed("js-shared.json", card_hour_rows({"4090": 7.5}))
+        fake_vendor.publish("/js-shared.json", card_hour_feed({"4090": 7.5}))
         refreshed = httpx.post(f"{first}/admin/refresh", headers={"X-API-Key": ADMIN_KEY}, timeout=30)
         assert refreshed.status_code == 200
         assert refreshed.json()["ok"] is True

@@ -16,7 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.servers import FeedServer, card_hour_rows, gpuquote_server, write_vendors_file
+from tests.adapters.fake_vendor import FakeVendor
+from tests.builders import card_hour_feed
+from tests.servers import gpuquote_server, write_vendors_file
 
 pytestmark = pytest.mark.slow
 
@@ -27,8 +29,8 @@ QUOTE = {"workload": {"gpu_hours": 10}, "card_counts": [1, 2, 4, 8], "limit": 30
 CONCURRENCY = 6
 
 
-def _rows(generation: int) -> list[dict[str, object]]:
-    return card_hour_rows({sku: base + generation for sku, base in SKU_BASE_CNY.items()})
+def _feed(generation: int) -> bytes:
+    return card_hour_feed({sku: base + generation for sku, base in SKU_BASE_CNY.items()})
 
 
 def _generation(sku: str, price_cny: float) -> int:
@@ -74,12 +76,12 @@ async def _load(client: httpx.AsyncClient, stop_at: float, worker: int, tally: T
             (_check_quote if route == "/quote" else _check_offers)(response.json(), tally)
 
 
-async def _refresh_loop(client: httpx.AsyncClient, feeds: FeedServer, stop_at: float, tally: Tally) -> None:
+async def _refresh_loop(client: httpx.AsyncClient, feeds: FakeVendor, stop_at: float, tally: Tally) -> None:
     generation = 0
     while time.monotonic() < stop_at:
         generation += 1
         for vendor in VENDORS:
-            feeds.set_feed(f"{vendor}.json", _rows(generation))
+            feeds.publish(f"/{vendor}.json", _feed(generation))
         response = await client.post("/admin/refresh", headers={"X-API-Key": ADMIN_KEY}, timeout=30)
         tally.statuses[("/admin/refresh", response.status_code)] += 1
         tally.refreshes += response.status_code == 200
@@ -87,15 +89,15 @@ async def _refresh_loop(client: httpx.AsyncClient, feeds: FeedServer, stop_at: f
 
 
 def test_steady_load_with_concurrent_refreshes(
-    feeds: FeedServer, tmp_path: Path, redis_url: str, redis_namespace: str
+    fake_vendor: FakeVendor, tmp_path: Path, redis_url: str, redis_namespace: str
 ) -> None:
     duration_s = float(os.environ.get("GPUQUOTE_SOAK_S", "30"))
     for vendor in VENDORS:
-        feeds.set_feed(f"{vendor}.json", _rows(0))
+        fake_vendor.publish(f"/{vendor}.json", _feed(0))
     env = {
         "GPUQUOTE_REDIS_URL": redis_url,
         "GPUQUOTE_REDIS_NAMESPACE": redis_namespace,
-        "GPUQUOTE_VENDORS_FILE": str(write_vendors_file(tmp_path, feeds.base_url, VENDORS)),
+        "GPUQUOTE_VENDORS_FILE": str(write_vendors_file(tmp_path, fake_vendor.base_url, VENDORS)),
         "GPUQUOTE_ADMIN_API_KEYS": ADMIN_KEY,
         "GPUQUOTE_QUARANTINE_CHANGE_RATIO": "100",
         "GPUQUOTE_LOG_LEVEL": "WARNING",
@@ -108,7 +110,7 @@ def test_steady_load_with_concurrent_refreshes(
             started = time.monotonic()
             stop_at = started + duration_s
             await asyncio.gather(
-                _refresh_loop(client, feeds, stop_at, tally),
+                _refresh_loop(client, fake_vendor, stop_at, tally),
                 *(_load(client, stop_at, worker, tally) for worker in range(CONCURRENCY)),
             )
             return time.monotonic() - started
