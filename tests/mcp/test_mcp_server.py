@@ -16,16 +16,12 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
+from tests.examples import JIANGSU_EXAMPLE
+
 pytestmark = pytest.mark.slow
 
 GPUQUOTE = str(Path(sys.executable).with_name("gpuquote"))
 TOOLS_JSON = Path(__file__).resolve().parents[2] / "openapi" / "tools.json"
-JIANGSU_EXAMPLE: dict[str, Any] = {
-    "workload": {"gpu_hours": 48, "reference_gpu": "rtx4090"},
-    "gpus": ["rtx4090"],
-    "vendors": ["js-suzhou-ref"],
-    "card_counts": [1, 4],
-}
 
 
 def server() -> Client:

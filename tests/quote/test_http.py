@@ -14,6 +14,7 @@ from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore
+from tests.examples import JIANGSU_EXAMPLE
 
 Client = AsyncTestClient[Any]
 
@@ -28,17 +29,8 @@ async def client() -> AsyncIterator[Client]:
         yield test_client
 
 
-ARTICLE = {
-    "workload": {"gpu_hours": 48, "reference_gpu": "rtx4090"},
-    "gpus": ["rtx4090"],
-    "vendors": ["js-suzhou-ref"],
-    "pricing": ["card_hour"],
-    "card_counts": [1, 4],
-}
-
-
 async def test_jiangsu_article_example_end_to_end(client: Client) -> None:
-    response = await client.post("/quote", json=ARTICLE)
+    response = await client.post("/quote", json=JIANGSU_EXAMPLE)
     assert response.status_code == 200
     body = response.json()
     quotes = {quote["cards"]: quote for quote in body["quotes"]}
@@ -51,7 +43,7 @@ async def test_jiangsu_article_example_end_to_end(client: Client) -> None:
     assert body["snapshot"]["version"] >= 1
     assert "¥384.00" in body["summary"]
 
-    by_time = (await client.post("/quote", json={**ARTICLE, "rank_by": "time"})).json()
+    by_time = (await client.post("/quote", json={**JIANGSU_EXAMPLE, "rank_by": "time"})).json()
     assert [quote["cards"] for quote in by_time["quotes"]] == [4, 1]
 
 

@@ -17,16 +17,10 @@ from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore
+from tests.examples import JIANGSU_EXAMPLE
 
 Client = AsyncTestClient[Any]
 
-ARTICLE = {
-    "workload": {"gpu_hours": 48, "reference_gpu": "rtx4090"},
-    "vendors": ["js-suzhou-ref"],
-    "gpus": ["rtx4090"],
-    "pricing": ["card_hour"],
-    "card_counts": [1, 4],
-}
 # Per language: the cheapest option's facts, the fastest option's facts, the trade-off's figures.
 EXPECTED = {
     "en": (["1 × ", "48 h", "¥384.00"], ["fastest", "4 × ", "16 h", "¥512.00"], ["32 h", "¥128.00"]),
@@ -42,7 +36,7 @@ async def client() -> AsyncIterator[Client]:
 
 
 async def summary(client: Client, lang: str) -> dict[str, Any]:
-    response = await client.post("/quote", json={**ARTICLE, "lang": lang})
+    response = await client.post("/quote", json={**JIANGSU_EXAMPLE, "lang": lang})
     assert response.status_code == 200, response.text
     body: dict[str, Any] = response.json()
     assert body["cheapest"] == "js-suzhou-ref:4090@1"
