@@ -12,16 +12,10 @@ from litestar.testing import AsyncTestClient
 from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
+from tests.builders import ARTICLE_QUOTE
 from tests.servers import GPUQUOTE, RedisServer
 
 ADMIN = {"X-API-Key": "fault-admin-key"}
-ARTICLE_QUOTE = {
-    "workload": {"gpu_hours": 48},
-    "gpus": ["rtx4090"],
-    "vendors": ["js-suzhou-ref"],
-    "pricing": ["card_hour"],
-    "card_counts": [1, 4],
-}
 
 
 async def test_service_rides_out_a_redis_outage(private_redis: RedisServer) -> None:
