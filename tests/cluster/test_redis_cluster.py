@@ -12,15 +12,9 @@ from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
 from tests.cluster.conftest import LocalCluster
+from tests.examples import JIANGSU_EXAMPLE
 
 ADMIN_KEY = "cluster-admin-key"
-QUOTE_REQUEST = {
-    "workload": {"gpu_hours": 48},
-    "gpus": ["rtx4090"],
-    "vendors": ["js-suzhou-ref"],
-    "pricing": ["card_hour"],
-    "card_counts": [1, 4],
-}
 
 
 async def _refresh_until_ok(client: AsyncTestClient[Any], timeout_s: float = 30.0) -> None:
@@ -48,7 +42,7 @@ async def test_refresh_and_reads_survive_a_master_failover(redis_cluster: LocalC
         assert offers.json()["total"] == 20
         version_before = offers.json()["snapshot_version"]
 
-        quote = await client.post("/quote", json=QUOTE_REQUEST)
+        quote = await client.post("/quote", json=JIANGSU_EXAMPLE)
         assert quote.status_code == 200
         costs = sorted(q["cost_cny"]["expected"] for q in quote.json()["quotes"])
         assert costs == [384.0, 512.0]
@@ -63,7 +57,7 @@ async def test_refresh_and_reads_survive_a_master_failover(redis_cluster: LocalC
             "js-suzhou-ref:4090",
             "js-suzhou-ref:4090-month",
         ]
-        quote_during = await client.post("/quote", json=QUOTE_REQUEST)
+        quote_during = await client.post("/quote", json=JIANGSU_EXAMPLE)
         assert quote_during.status_code == 200
         assert sorted(q["cost_cny"]["expected"] for q in quote_during.json()["quotes"]) == [384.0, 512.0]
         ready = await client.get("/ready")
