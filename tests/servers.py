@@ -17,6 +17,7 @@ from typing import Self
 
 import httpx
 import pytest
+import redis
 
 from tests.net import IN_CI, free_port, wait_for_redis
 
@@ -111,6 +112,15 @@ class RedisServer:
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
         wait_for_redis(self.url)
+        # Whoever answers must be this process, not another one that took the port in the meantime.
+        client = redis.Redis.from_url(self.url, socket_timeout=2)
+        try:
+            answering_pid = int(client.info("server")["process_id"])
+        finally:
+            client.close()
+        if answering_pid != self._process.pid:
+            self.stop()
+            raise RuntimeError(f"port {self.port} is held by another redis-server (pid {answering_pid})")
 
     def stop(self) -> None:
         """Kill it, frozen or not: a crash, and all its data gone."""
