@@ -10,12 +10,22 @@ from litestar.testing import AsyncTestClient
 from litestar.types import Scope
 
 from service.app import create_app
-from service.http.limits import ClientAddress
+from service.http.limits import ClientAddress, RateLimiter
 from service.services import build_services
 from service.settings import Settings, SettingsError
 from tests.servers import RedisServer
 
 QUOTE = {"workload": {"gpu_hours": 48}, "gpus": ["rtx4090"], "card_counts": [1]}
+MID_WINDOW_S = 1_800_000_030.0  # 30 s into a one-minute window
+
+
+@pytest.fixture(autouse=True)
+def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every request of a test counts in one window: a test that ran across a minute boundary would see
+    its counts start again half-way."""
+    defaults = RateLimiter.__init__.__kwdefaults__
+    assert defaults is not None and "clock" in defaults
+    monkeypatch.setitem(defaults, "clock", lambda: MID_WINDOW_S)
 
 
 def _scope(peer: str, forwarded: str | None = None) -> Scope:
@@ -77,7 +87,7 @@ async def test_rate_limit_fails_open_to_local_counts_when_redis_goes(
         after = _local_counts((await client.get("/metrics")).text)
     statuses = [response.status_code for response in responses]
     assert statuses == [200, 200, 200, 429, 429]
-    assert int(responses[-1].headers["Retry-After"]) > 0
+    assert responses[-1].headers["Retry-After"] == "30"
     assert after - before == 5
     outage_lines = [r for r in caplog.records if "counting in-process" in r.getMessage()]
     assert len(outage_lines) == 1
