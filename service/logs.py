@@ -93,7 +93,8 @@ class QueueToStderrHandler(logging.handlers.QueueHandler):
 def log_config(level: str = "INFO") -> dict[str, Any]:
     """A ``logging.config.dictConfig`` document: every logger, uvicorn's included, through one JSON queue.
 
-    ``gpuquote serve`` hands it to uvicorn, which applies it in each worker process.
+    ``gpuquote serve`` hands it to the server (granian or uvicorn), which applies it in each worker
+    process; the servers' own loggers propagate to the root's JSON handler.
     """
     return {
         "version": 1,
@@ -102,7 +103,14 @@ def log_config(level: str = "INFO") -> dict[str, Any]:
         "root": {"handlers": ["json"], "level": level.upper()},
         "loggers": {
             name: {"handlers": [], "propagate": True}
-            for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "litestar")
+            for name in (
+                "_granian",
+                "granian.access",
+                "uvicorn",
+                "uvicorn.error",
+                "uvicorn.access",
+                "litestar",
+            )
         },
     }
 

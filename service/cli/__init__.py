@@ -11,6 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import uvicorn
+from granian import Granian
+from granian.constants import Interfaces, Loops
+from granian.log import LogLevels
+from granian.utils.proxies import wrap_asgi_with_proxy_headers
+from litestar.types import ASGIApp
 
 from schemas.api import RefreshReport, VendorRefresh
 from service.app import create_app
@@ -35,20 +40,68 @@ def openapi_document() -> str:
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+SERVERS = ("granian", "uvicorn")
+DEFAULT_SERVER = "granian"  # bench/http.py: the faster of the two on /health and a bare route
+
+
+def proxied_app() -> ASGIApp:
+    """The served app factory (either server): the service, trusting ``X-Forwarded-*`` from proxies only.
+
+    Only ``GPUQUOTE_TRUSTED_PROXIES`` may set the client address (what uvicorn's ``proxy_headers`` with
+    ``forwarded_allow_ips`` does); with none configured the socket peer stays the client.
+    """
+    settings = Settings.from_env()
+    app: ASGIApp = create_app(settings)
+    if settings.trusted_proxies:
+        app = wrap_asgi_with_proxy_headers(app, trusted_hosts=list(settings.trusted_proxies))
+    return app
+
+
+def run_server(target: str, *, server: str, host: str, port: int, workers: int, settings: Settings) -> None:
+    """Serve the ASGI app factory ``target`` (``module:function``) with granian or uvicorn.
+
+    Either way: JSON log lines through one queue per worker (the app writes the access line itself, so
+    the server's own access log is off) and uvloop. The server never reads ``X-Forwarded-*`` itself:
+    ``proxied_app`` does, from ``settings.trusted_proxies`` only.
+    """
+    logging_config = log_config(settings.log_level)
+    if server == "granian":
+        Granian(
+            target,
+            factory=True,
+            address=host,
+            port=port,
+            interface=Interfaces.ASGI,
+            workers=workers,
+            loop=Loops.uvloop,
+            log_dictconfig=logging_config,
+            log_level=LogLevels(settings.log_level.lower()),
+            log_access=False,
+        ).serve()
+        return
+    uvicorn.run(
+        target,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        loop="uvloop",
+        http="httptools",
+        log_config=logging_config,
+        access_log=False,
+        proxy_headers=False,  # the app factory applies the trusted proxies' headers itself
+    )
+
+
 def _serve(args: argparse.Namespace) -> int:
     settings = Settings.from_env()  # fail here, with the variable named, rather than inside a worker
-    uvicorn.run(
-        "service.app:create_app",
-        factory=True,
+    run_server(
+        "service.cli:proxied_app",
+        server=args.server,
         host=args.host,
         port=args.port,
         workers=args.workers,
-        # JSON lines through a queue, applied in every worker; the app writes the access line itself.
-        log_config=log_config(settings.log_level),
-        access_log=False,
-        # Only the configured proxies may set the client address (the rate limit counts per address).
-        proxy_headers=bool(settings.trusted_proxies),
-        forwarded_allow_ips=list(settings.trusted_proxies) or None,
+        settings=settings,
     )
     return 0
 
@@ -121,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--workers", type=int, default=1)
+    serve.add_argument(
+        "--server", choices=SERVERS, default=DEFAULT_SERVER, help=f"HTTP server (default {DEFAULT_SERVER})"
+    )
     serve.set_defaults(handler=_serve)
 
     refresh = commands.add_parser("refresh", help="fetch vendor prices into the store now")

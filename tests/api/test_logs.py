@@ -78,9 +78,9 @@ def test_serve_logs_json_lines_with_request_ids_and_no_credentials(
     assert "js-log-test" in warning["message"]
     assert _access_line(lines, "trace-refresh-1")["status"] == 200
 
-    # Lines no request caused (start-up, shutdown) carry no id; uvicorn's own access log is off.
-    assert any(line["logger"].startswith("uvicorn") and "request_id" not in line for line in lines)
-    assert not any(line["logger"] == "uvicorn.access" for line in lines)
+    # Lines no request caused (the server's start-up, shutdown) carry no id; its own access log is off.
+    assert any(line["logger"].startswith("_granian") and "request_id" not in line for line in lines)
+    assert not any(line["logger"] in {"granian.access", "uvicorn.access"} for line in lines)
 
 
 def test_a_traceback_is_a_field_of_its_line() -> None:
