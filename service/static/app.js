@@ -2,15 +2,24 @@
 // a table and a scatter plot. The API is the only validator: what it rejects is shown next to the
 // field it names, so the page never disagrees with what a chatbot or script would be told.
 
-import { applyLanguage, initialLanguage, translate } from "./i18n.js";
+import { applyLanguage, errorSentence, initialLanguage, translate } from "./i18n.js";
 import { age, hours, money, pricingName, timestamp } from "./format.js";
 import { renderPlot } from "./plot.js";
 
 const MARKS = ["cheapest", "fastest", "recommended"];
 const EXCLUDED_REASONS = ["memory", "deadline", "budget", "stale", "capacity", "filters"];
+const ILLUSTRATIVE_LABEL = "illustrative reference price";
+const DEFAULT_REFERENCE_GPU = "rtx4090";
+// The request fields this page can send, when the live OpenAPI document cannot be read: a field the
+// service does not have is never sent (it would be refused as unknown).
+const KNOWN_FIELDS = new Set(["workload", "workload.gpu_hours", "workload.reference_gpu",
+  "workload.speed_ratios", "workload.model", "workload.model_params_b", "workload.task", "workload.precision",
+  "gpus", "regions", "vendors", "pricing", "card_counts", "deadline_hours", "budget_cny", "rank_by",
+  "time_value_cny_per_hour", "limit", "lang"]);
 
 const form = document.getElementById("quote-form");
-const state = { lang: "en", gpuNames: new Map(), vendorNames: new Map(), response: null };
+const state = { lang: "en", gpuNames: new Map(), vendorNames: new Map(), response: null, problem: null,
+  fields: KNOWN_FIELDS };
 
 /** A number when the text is one; otherwise the text itself, so the API names the field. */
 function numberOrText(text) {
@@ -24,28 +33,65 @@ function selectedValues(select) {
   return [...select.selectedOptions].map((option) => option.value);
 }
 
+/** "jiangsu, 深圳" → ["jiangsu", "深圳"]: names as typed (the API reads Chinese place names too). */
+function nameList(text) {
+  const names = text.split(/[,，、;；]+/).map((name) => name.trim()).filter(Boolean);
+  return names.length ? names : undefined;
+}
+
+/** "h800=3.2, a100-80g=1.6" → {h800: 3.2, "a100-80g": 1.6}; a value that is no number is sent as
+ * typed so the API names the field. */
+function speedRatios(text) {
+  const ratios = {};
+  for (const entry of text.split(/[,，;；\n]+/).map((item) => item.trim()).filter(Boolean)) {
+    const [gpu, ...rest] = entry.split(/\s*[=:：＝]\s*/);
+    ratios[gpu] = numberOrText(rest.join("=")) ?? "";
+  }
+  return Object.keys(ratios).length ? ratios : undefined;
+}
+
+/** `request` without the fields the service does not know (by dotted path). */
+function knownOnly(request, prefix = "") {
+  const kept = {};
+  for (const [name, value] of Object.entries(request)) {
+    const path = prefix + name;
+    if (value === undefined || !state.fields.has(path)) continue;
+    const nested = value !== null && typeof value === "object" && !Array.isArray(value) && path === "workload";
+    kept[name] = nested ? knownOnly(value, `${path}.`) : value;
+  }
+  return kept;
+}
+
 /** The QuoteRequest the form describes; empty fields are left out so the API's defaults apply. */
 function buildRequest(elements) {
   const text = (name) => elements[name].value;
   const cardCounts = text("card_counts").split(/[\s,，、]+/).filter(Boolean).map(numberOrText);
   const gpus = selectedValues(elements.gpus);
   const vendors = selectedValues(elements.vendors);
-  return {
+  const pricing = selectedValues(elements.pricing);
+  return knownOnly({
     workload: {
       gpu_hours: numberOrText(text("gpu_hours")),
       reference_gpu: text("reference_gpu") || undefined,
+      speed_ratios: speedRatios(text("speed_ratios")),
+      model: text("model").trim() || undefined,
       model_params_b: numberOrText(text("model_params_b")),
       task: text("task") || undefined,
+      precision: text("precision") || undefined,
     },
     gpus: gpus.length ? gpus : undefined,
+    regions: nameList(text("regions")),
+    cities: nameList(text("cities")),
     vendors: vendors.length ? vendors : undefined,
+    pricing: pricing.length ? pricing : undefined,
     card_counts: cardCounts.length ? cardCounts : undefined,
     deadline_hours: numberOrText(text("deadline_hours")),
     budget_cny: numberOrText(text("budget_cny")),
     rank_by: text("rank_by"),
     time_value_cny_per_hour: numberOrText(text("time_value_cny_per_hour")),
+    limit: numberOrText(text("limit")),
     lang: text("lang"),
-  };
+  });
 }
 
 function element(tag, className = "", text = "") {
@@ -59,7 +105,10 @@ function element(tag, className = "", text = "") {
 
 function clearErrors() {
   for (const field of form.querySelectorAll(".field.invalid")) field.classList.remove("invalid");
-  for (const message of form.querySelectorAll(".field-error")) message.textContent = "";
+  for (const message of form.querySelectorAll(".field-error")) {
+    message.textContent = "";
+    message.removeAttribute("title");
+  }
   for (const control of form.querySelectorAll("[aria-invalid]")) control.removeAttribute("aria-invalid");
   document.getElementById("form-error").textContent = "";
 }
@@ -83,17 +132,35 @@ function errorPath(item) {
   return path;
 }
 
+/** What the person sees a field called: its label without the "(comma-separated)" hint. */
+function fieldName(field) {
+  const label = field.querySelector("label")?.textContent ?? field.dataset.field;
+  return label.replace(/\s*[(（][^)）]*[)）]\s*/g, " ").trim();
+}
+
+/** A field's name inside a sentence; for one entry of a list, "every entry of …". */
+function nameInSentence(item, name) {
+  const lower = state.lang === "en" && /^.[a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name;
+  return /\[[^\]]*\]/.test(String(item.field ?? "")) ? translate(state.lang, "each_of", { name: lower }) : name;
+}
+
 function showProblem(problem) {
+  state.problem = problem;
   const unplaced = [];
   for (const item of problem.errors ?? []) {
     const field = fieldFor(errorPath(item));
+    const reason = String(item.reason ?? "");
     if (!field) {
-      unplaced.push(item.field ? `${item.field}: ${item.reason}` : item.reason);
+      const sentence = errorSentence(state.lang, reason, item.field ?? "");
+      unplaced.push(item.field && sentence === reason ? `${item.field}: ${reason}` : sentence);
       continue;
     }
     field.classList.add("invalid");
     const message = field.querySelector(".field-error");
-    message.textContent = message.textContent ? `${message.textContent}; ${item.reason}` : item.reason;
+    const sentence = errorSentence(state.lang, reason, nameInSentence(item, fieldName(field)));
+    message.textContent = message.textContent ? `${message.textContent} ${sentence}` : sentence;
+    // The API's own words stay at hand, as a chatbot or script would see them.
+    message.title = message.title ? `${message.title}; ${reason}` : reason;
     field.querySelector("input, select")?.setAttribute("aria-invalid", "true");
   }
   if (!problem.errors?.length) unplaced.push(problem.detail || problem.title || String(problem.status));
@@ -134,8 +201,14 @@ function quoteRow(response, quote, lang) {
   const rank = element("td", "", String(quote.rank));
   for (const mark of marksOf(response, quote)) rank.append(" ", element("span", `badge badge-${mark}`, translate(lang, mark)));
   const offer = element("td");
-  offer.append(element("strong", "", state.vendorNames.get(quote.vendor) || quote.vendor),
-    element("div", "muted", `${quote.city} · ${quote.offer_id}`));
+  offer.append(element("strong", "", state.vendorNames.get(quote.vendor) || quote.vendor));
+  if (quote.label === ILLUSTRATIVE_LABEL) {
+    row.classList.add("illustrative");
+    const badge = element("span", "badge badge-illustrative", translate(lang, "illustrative"));
+    badge.title = translate(lang, "illustrative_title");
+    offer.append(" ", badge);
+  }
+  offer.append(element("div", "muted", `${quote.city} · ${quote.offer_id}`));
   const gpu = element("td", "", shortGpuName(quote.gpu));
   const cards = element("td", "", String(quote.cards));
   if (quote.nodes > 1) cards.append(element("div", "muted", translate(lang, "nodes", { n: quote.nodes })));
@@ -175,6 +248,8 @@ function renderResponse(response) {
     : "";
   const warnings = document.getElementById("warnings");
   warnings.replaceChildren(...(response.warnings ?? []).map((text) => element("li", "", text)));
+  document.getElementById("illustrative-note").hidden =
+    !response.quotes.some((quote) => quote.label === ILLUSTRATIVE_LABEL);
   document.getElementById("quotes").tBodies[0].replaceChildren(
     ...response.quotes.map((quote) => quoteRow(response, quote, lang)));
   renderPlot(document.getElementById("plot-area"), document.getElementById("tooltip"), response.quotes,
@@ -209,6 +284,7 @@ async function submitQuote() {
       return;
     }
     state.response = body;
+    state.problem = null;
     renderResponse(body);
   } catch (error) {
     status.textContent = "";
@@ -226,7 +302,66 @@ function fillOptions(select, items) {
   }));
 }
 
+/** Datalist suggestions: each value once, in the order first seen. */
+function fillSuggestions(id, values) {
+  const unique = [...new Set(values.filter(Boolean))];
+  document.getElementById(id).replaceChildren(...unique.map((value) => {
+    const option = element("option");
+    option.value = value;
+    return option;
+  }));
+}
+
+/** The dotted paths of QuoteRequest's fields in the service's OpenAPI document, and its pricing kinds. */
+function requestSchema(openapi) {
+  const schemas = openapi?.components?.schemas ?? {};
+  const request = schemas.QuoteRequest?.properties;
+  if (!request) return null;
+  const fields = new Set(Object.keys(request));
+  const workloadRef = request.workload?.$ref?.split("/").pop();
+  for (const name of Object.keys(schemas[workloadRef]?.properties ?? {})) fields.add(`workload.${name}`);
+  const list = [request.pricing, ...(request.pricing?.oneOf ?? [])].find((option) => option?.type === "array");
+  const items = list?.items ?? {};
+  const pricing = [items, ...(items.oneOf ?? []), ...(items.anyOf ?? [])].flatMap((option) => option.enum ?? (option.const === undefined ? [] : [option.const]));
+  return { fields, pricing: pricing.filter((kind) => typeof kind === "string") };
+}
+
+/** Shows the inputs for the fields the service has and hides the rest; adds any new pricing kind. */
+function applySchema(schema) {
+  if (!schema) return;
+  state.fields = schema.fields;
+  for (const field of form.querySelectorAll(".field[data-field]")) {
+    field.hidden = !schema.fields.has(field.dataset.field);
+  }
+  const offered = new Set([...form.elements.pricing.options].map((option) => option.value));
+  for (const kind of schema.pricing.filter((item) => !offered.has(item))) {
+    const option = element("option", "", pricingName(state.lang, kind));
+    option.value = kind;
+    if (translate(state.lang, `pricing_${kind}`) !== `pricing_${kind}`) option.dataset.i18n = `pricing_${kind}`;
+    form.elements.pricing.append(option);
+  }
+}
+
+async function loadSchema() {
+  try {
+    const reply = await fetch("/schema/openapi.json");
+    if (reply.ok) applySchema(requestSchema(await reply.json()));
+  } catch {
+    // Without the document the page sends only the fields it was written for.
+  }
+}
+
+async function loadModels() {
+  try {
+    const { models } = await (await fetch("/models")).json();
+    fillSuggestions("model-names", models.map((model) => model.id));
+  } catch {
+    // The model field still takes any name; the API says which it knows.
+  }
+}
+
 async function loadChoices() {
+  const extras = Promise.all([loadSchema(), loadModels()]);
   try {
     const [gpuReply, vendorReply] = await Promise.all([fetch("/gpus"), fetch("/vendors")]);
     const { gpus } = await gpuReply.json();
@@ -235,7 +370,10 @@ async function loadChoices() {
     for (const gpu of gpus) state.gpuNames.set(gpu.id, gpu.name);
     for (const vendor of vendors) if (vendor.name) state.vendorNames.set(vendor.vendor, vendor.name);
     fillOptions(form.elements.reference_gpu, gpuItems);
+    if (gpus.some((gpu) => gpu.id === DEFAULT_REFERENCE_GPU)) form.elements.reference_gpu.value = DEFAULT_REFERENCE_GPU;
     fillOptions(form.elements.gpus, gpuItems);
+    fillSuggestions("region-names", vendors.map((vendor) => vendor.region));
+    fillSuggestions("city-names", vendors.map((vendor) => vendor.city));
     fillOptions(form.elements.vendors, vendors.map((vendor) => [vendor.vendor,
       `${vendor.name || vendor.vendor}${vendor.city ? ` (${vendor.city})` : ""}${vendor.stale ? " ⚠" : ""}`]));
     for (const option of form.elements.vendors.options) {
@@ -246,6 +384,7 @@ async function loadChoices() {
   } catch (error) {
     document.getElementById("form-error").textContent = translate(state.lang, "request_failed", { reason: error.message });
   }
+  await extras;
   form.dataset.ready = "true";
 }
 
@@ -264,5 +403,10 @@ form.elements.lang.addEventListener("change", () => {
   setLanguage(form.elements.lang.value);
   // The summary is written by the service in the language asked for, so ask again.
   if (state.response) submitQuote();
+  else if (state.problem) {
+    const problem = state.problem;
+    clearErrors();
+    showProblem(problem);
+  }
 });
 loadChoices();

@@ -101,10 +101,14 @@ def test_hovering_a_point_shows_its_offer(page: Page, base_url: str) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "error_at", "expected"),
     [
-        ("#gpu_hours", "-5", "workload.gpu_hours", "Expected `float` >"),
-        ("#gpu_hours", "", "workload.gpu_hours", "gpu_hours"),
-        ("#card_counts", "1, four", "card_counts", "int"),
-        ("#budget_cny", "0", "budget_cny", "Expected `float` >"),
+        # The API: "Expected `float` >= 0.001" (a job is at least 3.6 s on one card).
+        ("#gpu_hours", "-5", "workload.gpu_hours", "GPU-hours on one reference card must be at least 0.001."),
+        # The API: "Object missing required field `gpu_hours`" at `workload`.
+        ("#gpu_hours", "", "workload.gpu_hours", "GPU-hours on one reference card is required."),
+        # The API: "Expected `int`, got `str`" at `card_counts[1]`.
+        ("#card_counts", "1, four", "card_counts", "Every entry of card counts must be a whole number."),
+        # The API: "Expected `float` > 0.0".
+        ("#budget_cny", "0", "budget_cny", "Budget must be more than 0."),
     ],
 )
 def test_a_bad_input_shows_the_api_error_next_to_its_field(
@@ -119,7 +123,7 @@ def test_a_bad_input_shows_the_api_error_next_to_its_field(
 
     message = page.locator(f'.field[data-field="{error_at}"] .field-error')
     expect(message).to_be_visible()
-    expect(message).to_contain_text(expected)
+    expect(message).to_have_text(expected)
     expect(page.locator(f'.field[data-field="{error_at}"]')).to_have_class(re.compile(r"\binvalid\b"))
     # Only that field is flagged, and the earlier results are gone: they answered other inputs.
     assert page.locator(".field.invalid").count() == 1
