@@ -4,23 +4,28 @@ The request id lives in ``request_id_var`` (set by ``service.http.requests.Reque
 formatter reads it when a record is emitted. A traceback is a field of its line (``error``), never extra
 lines, so every line parses on its own.
 
-Writing is off the event loop: records are formatted where they are logged (cheap, and the request id is
-still in context there) and put on a queue; a listener thread writes them to stderr, so a slow or blocked
-stderr pipe delays log lines, never requests. The listener starts when the configuration is applied and
-is stopped, flushing what is queued, when logging shuts down at process exit.
+Writing is off the event loop: records are formatted where they are logged (the request id is still in
+context there) and appended to a queue; a writer thread writes what has queued to stderr in one write
+every ``FLUSH_INTERVAL_S`` (sooner when ``FLUSH_LINES`` lines wait or a warning or error arrives), so a
+slow or blocked stderr pipe delays log lines, never requests, and a busy server does not wake a thread
+(and hand it the GIL) for every access line. The writer starts when the configuration is applied and is
+stopped, writing what is queued, when logging shuts down at process exit, or when a server's worker
+process exits (a multiprocessing finalizer: a forked worker leaves through ``os._exit``, past ``atexit``).
 """
 
 from __future__ import annotations
 
+import collections
 import contextvars
-import json
 import logging
 import logging.config
-import logging.handlers
-import queue
+import multiprocessing.util
 import sys
-from datetime import UTC, datetime
-from typing import Any
+import threading
+import time
+from typing import Any, TextIO
+
+import msgspec
 
 __all__ = [
     "JsonFormatter",
@@ -32,21 +37,44 @@ __all__ = [
 
 request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
 
+FLUSH_INTERVAL_S = 0.05
+FLUSH_LINES = 512
+
 # Attributes every LogRecord has; anything else on a record came from ``extra=`` and becomes a field
 # (except uvicorn's terminal-coloured copy of its message).
 _RECORD_ATTRIBUTES = frozenset(
     vars(logging.LogRecord("", logging.INFO, "", 0, "", None, None)).keys()
     | {"message", "asctime", "color_message"}
 )
+_encoder = msgspec.json.Encoder(enc_hook=str)
+
+
+class _Clock:
+    """UTC ISO-8601 times to the millisecond; the part up to the second is formatted once per second."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def iso(self, created: float) -> str:
+        second = int(created)
+        if second != self._second:  # a race between threads only formats the same prefix twice
+            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = second
+        return f"{self._prefix}.{int((created - second) * 1000):03d}+00:00"
 
 
 class JsonFormatter(logging.Formatter):
     """``time``, ``level``, ``logger``, ``message``, ``request_id`` when in a request, ``extra=`` fields,
     and ``error`` (the formatted traceback) when the record carries an exception."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._clock = _Clock()
+
     def format(self, record: logging.LogRecord) -> str:
         entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "time": self._clock.iso(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
             "message": record.getMessage(),
@@ -54,39 +82,68 @@ class JsonFormatter(logging.Formatter):
         if (request_id := request_id_var.get()) is not None:
             entry["request_id"] = request_id
         for key, value in vars(record).items():
-            if key not in _RECORD_ATTRIBUTES and not key.startswith("_"):
+            if key not in _RECORD_ATTRIBUTES and key[0] != "_":
                 entry[key] = value
         if record.exc_info:
             entry["error"] = self.formatException(record.exc_info)
         if record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return _encoder.encode(entry).decode()
 
 
-class _AlreadyFormatted(logging.Formatter):
-    """The queue carries finished lines (``QueueHandler.prepare`` put the JSON in ``msg``)."""
+class QueueToStderrHandler(logging.Handler):
+    """Formats each record as a JSON line and queues it; a writer thread writes the queue to stderr."""
 
-    def format(self, record: logging.LogRecord) -> str:
-        return str(record.msg)
-
-
-class QueueToStderrHandler(logging.handlers.QueueHandler):
-    """Formats each record as JSON and queues it; a ``QueueListener`` thread writes the lines to stderr."""
-
-    def __init__(self) -> None:
-        lines: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
-        super().__init__(lines)
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__()
         self.setFormatter(JsonFormatter())
-        stderr = logging.StreamHandler(sys.stderr)
-        stderr.setFormatter(_AlreadyFormatted())
-        self._listener: logging.handlers.QueueListener | None = logging.handlers.QueueListener(lines, stderr)
-        self._listener.start()
+        self._stream = stream if stream is not None else sys.stderr
+        self._lines: collections.deque[str] = collections.deque()
+        self._wake = threading.Event()
+        self._stopping = False
+        self._writer: threading.Thread | None = threading.Thread(
+            target=self._write_forever, name="gpuquote-log-writer", daemon=True
+        )
+        self._writer.start()
+        multiprocessing.util.Finalize(self, self.close, exitpriority=100)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._lines.append(self.format(record))  # deque.append is atomic: no lock, no wake-up
+        except Exception:  # logging never raises into the caller
+            self.handleError(record)
+            return
+        if record.levelno >= logging.WARNING or len(self._lines) >= FLUSH_LINES:
+            self._wake.set()
+
+    def _write_forever(self) -> None:
+        while not self._stopping:
+            self._wake.wait(FLUSH_INTERVAL_S)
+            self._wake.clear()
+            self._write_queued()
+        self._write_queued()
+
+    def _write_queued(self) -> None:
+        lines = self._lines
+        batch = [lines.popleft() for _ in range(len(lines))]
+        if not batch:
+            return
+        try:
+            self._stream.write("\n".join(batch) + "\n")
+            self._stream.flush()
+        except (OSError, ValueError):  # stderr closed or gone: the lines cannot be written anywhere
+            pass
+
+    def flush(self) -> None:
+        self._wake.set()
 
     def close(self) -> None:
-        # logging.shutdown (at exit) and a later dictConfig both close handlers: drain the queue once.
-        if self._listener is not None:
-            self._listener.stop()
-            self._listener = None
+        # logging.shutdown (at exit), a worker's exit and a later dictConfig all close handlers: once.
+        if self._writer is not None:
+            self._stopping = True
+            self._wake.set()
+            self._writer.join(timeout=5)
+            self._writer = None
         super().close()
 
 
