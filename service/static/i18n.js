@@ -254,6 +254,9 @@ const TYPE_KEYS = { float: "err_number", int: "err_whole", str: "err_text", arra
   object: "err_object", bool: "err_yes_no" };
 const BOUND_KEYS = { ">=": "err_min", ">": "err_above", "<=": "err_max", "<": "err_below" };
 const LENGTH_KEYS = { ">=": "_min", "<=": "_max" };
+const WANTED_KEYS = { "a number": "err_number", "a whole number": "err_whole", text: "err_text", "a list": "err_list",
+  "an object": "err_object", "true or false": "err_yes_no" };
+const SYMBOLS = { "≥": ">=", ">": ">", "≤": "<=", "<": "<" };
 const DECODER_PATTERNS = [
   [/^Expected `(\w+)(?: \| null)?`, got `\w+`$/, ([type]) => TYPE_KEYS[type] && [TYPE_KEYS[type], ""]],
   [/^Expected `(?:float|int)(?: \| null)?` (>=|>|<=|<) (-?[\d.e+]+)$/, ([op, bound]) => [BOUND_KEYS[op], bound]],
@@ -264,6 +267,15 @@ const DECODER_PATTERNS = [
   [/^Invalid enum value '(.*)'$/, ([value]) => ["err_choice", value]],
   [/^Object contains unknown field `(.+)`$/, ([value]) => ["err_unknown_field", value]],
   [/^(?:JSON is malformed|Input data was truncated)/, () => ["err_malformed", ""]],
+  // The same faults as the service words them for callers ("must be a number ≥ 0.001").
+  [/^must be (a number|a whole number|text|a list|an object|true or false), got /,
+    ([wanted]) => [WANTED_KEYS[wanted], ""]],
+  [/^must be (?:a number|a whole number) (≥|>|≤|<) (-?[\d.e+]+)$/, ([op, bound]) => [BOUND_KEYS[SYMBOLS[op]], bound]],
+  [/^must be (a list|an object|text) of (at least|at most) (\d+) /,
+    ([wanted, amount, count]) => [(wanted === "text" ? "err_chars" : "err_items") + (amount === "at least" ? "_min" : "_max"), count]],
+  [/^(?:each key must|must) match the pattern /, () => ["err_pattern", ""]],
+  [/^must be one of .*; got '?([^']*)'?$/, ([value]) => ["err_choice", value]],
+  [/^is required$/, () => ["err_required", ""]],
 ];
 
 /** A number from a decoder message as a person writes it: "0.0" is 0, "10000000.0" is 10,000,000. */
