@@ -138,10 +138,21 @@ _pricing_decoder = msgspec.json.Decoder(Pricing)
 class OfferBuilder:
     """Maps normalized vendor rows to ``Offer``s, collecting rows it must reject instead of raising."""
 
-    def __init__(self, config: VendorConfig, context: AdapterContext, *, source: str) -> None:
+    def __init__(
+        self,
+        config: VendorConfig,
+        context: AdapterContext,
+        *,
+        source: str,
+        observed_at: datetime | None = None,
+    ) -> None:
         self._config = config
         self._catalog = context.catalog
-        self._fetched_at = context.clock()
+        # A feed that states when its prices were observed (a static file of prices copied from somewhere)
+        # is as old as that, not as new as this read: staleness then applies to the prices themselves. A
+        # time in the future is taken as now, so a feed cannot make its prices look fresh for longer.
+        now = context.clock()
+        self._fetched_at = now if observed_at is None else min(observed_at, now)
         self._source = source
         # Feeds repeat a handful of GPU names over many rows: normalize each spelling once.
         self._gpu_ids: dict[str, str | UnknownGpuName] = {}

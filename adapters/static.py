@@ -2,7 +2,8 @@
 
 Recorded sample::
 
-    {"offers": [
+    {"observed_at": "2026-03-02T09:00:00+08:00",
+     "offers": [
       {"sku": "4090", "gpu": "RTX 4090", "interconnect": "pcie",
        "pricing": {"kind": "card_hour", "price_cny": 8.0, "max_cards": 8, "granularity_s": 3600}},
       {"sku": "4090x4", "gpu": "rtx4090", "pricing": {"kind": "bundle", "cards": 4, "price_cny": 22.0}},
@@ -13,10 +14,18 @@ Recorded sample::
        "pricing": {"kind": "term", "period": "month", "price_cny": 1052.0, "cards": 1}}
     ]}
 
-``price_cny`` is per card-hour, node-hour, bundle-hour or period according to ``kind``.
+``price_cny`` is per card-hour, node-hour, bundle-hour or period according to ``kind``. A row may add
+the vendor's data fees: ``storage_cny_per_gb_day`` and ``traffic_cny_per_gb`` (quotes use them when a
+request gives ``workload.dataset_gb``). ``observed_at``
+(optional, ISO-8601 with a UTC offset) is when the prices were seen: each offer's ``fetched_at`` is that
+time rather than the time the file was read, so prices copied into a file age, and turn stale, like any
+other. Left out, the prices are as new as the read.
 """
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
 
 import msgspec
 
@@ -77,10 +86,14 @@ class _RawOffer(msgspec.Struct, forbid_unknown_fields=True):
     interconnect: Interconnect = "pcie"
     available_cards: int | None = None
     spot: bool = False
+    # Data fees, when the vendor lists them: storage per GB-day, traffic per GB.
+    storage_cny_per_gb_day: Annotated[float, msgspec.Meta(ge=0, le=1e6)] | None = None
+    traffic_cny_per_gb: Annotated[float, msgspec.Meta(ge=0, le=1e6)] | None = None
 
 
 class _RawFile(msgspec.Struct):
     offers: list[_RawOffer]
+    observed_at: Annotated[datetime, msgspec.Meta(tz=True)] | None = None
 
 
 _decoder = msgspec.json.Decoder(_RawFile)
@@ -125,8 +138,9 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
     except msgspec.DecodeError as error:
         message = f"malformed static price file: {decode_problem(error)}"
         raise VendorFetchError(config.id, message, category="malformed") from error
-    builder = OfferBuilder(config, context, source=source)
+    builder = OfferBuilder(config, context, source=source, observed_at=raw_file.observed_at)
     for raw in raw_file.offers:
+        before = len(builder.offers)
         builder.add(
             sku=raw.sku,
             gpu_name=raw.gpu,
@@ -135,7 +149,18 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
             available_cards=raw.available_cards,
             spot=raw.spot,
         )
+        _add_data_fees(builder, raw, added=len(builder.offers) > before)
     return builder.result()
+
+
+def _add_data_fees(builder: OfferBuilder, raw: _RawOffer, *, added: bool) -> None:
+    """The row's storage and traffic prices on the offer just added (a rejected row has none to carry)."""
+    if added and (raw.storage_cny_per_gb_day is not None or raw.traffic_cny_per_gb is not None):
+        builder.offers[-1] = msgspec.structs.replace(
+            builder.offers[-1],
+            storage_cny_per_gb_day=raw.storage_cny_per_gb_day,
+            traffic_cny_per_gb=raw.traffic_cny_per_gb,
+        )
 
 
 class StaticAdapter(DocumentAdapter):

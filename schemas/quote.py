@@ -20,11 +20,14 @@ from schemas.offer import Interconnect, PricingKind, TermPeriod
 __all__ = [
     "DEFAULT_CARD_COUNTS",
     "MAX_CARDS",
+    "Communication",
     "Excluded",
     "Lang",
     "LineItem",
     "LineItemKind",
+    "MemoryNeed",
     "Quote",
+    "QuotePricingKind",
     "QuoteRequest",
     "QuoteResponse",
     "Range",
@@ -35,9 +38,12 @@ __all__ = [
     "SnapshotInfo",
     "Task",
     "Workload",
+    "WorkloadKind",
 ]
 
 MAX_CARDS = 1024
+# Counts within one 8-card machine and one step past it: a short list a caller might give. Without
+# ``card_counts`` a request is quoted at every count each offer sells (``QuoteRequest.card_counts``).
 DEFAULT_CARD_COUNTS: tuple[int, ...] = (1, 2, 4, 8, 16)
 
 Task = Literal["inference", "lora", "qlora", "full_finetune", "pretrain"]
@@ -45,6 +51,9 @@ RankBy = Literal["cost", "time", "value"]
 Lang = Literal["en", "zh"]
 ScalingProfile = Literal["default", "nvlink", "comm_heavy"]
 LineItemKind = Literal["compute", "network", "storage", "discount", "minimum"]
+QuotePricingKind = PricingKind | Literal["mixed"]
+"""An offer's pricing kind, or ``mixed``: one vendor's term packages for the GPU in whole periods plus its
+card-hour price for the rest, the cheapest combination for the job's hours."""
 
 # Upper bounds are generous but finite: they turn 1e308-style inputs into a named 4xx.
 Hours = Annotated[float, msgspec.Meta(gt=0, le=1e7)]
@@ -75,10 +84,31 @@ SpeedRatios = Annotated[
 an H800); each replaces the catalog's estimated range for that model when hours are converted."""
 
 
-class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    """The job. ``gpu_hours`` is its wall-clock time on ONE card of ``reference_gpu``."""
+WorkloadKind = Literal["batch", "serving"]
+Communication = Literal["light", "moderate", "heavy"]
 
-    gpu_hours: JobHours
+
+class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """The job. A ``batch`` job (the default) gives ``gpu_hours``: its wall-clock time on ONE card of
+    ``reference_gpu``, shortened by more cards. A ``serving`` job gives ``hours``: the wall-clock time it
+    stays up, on as many cards as hold the model (task inference), times ``replicas``; more cards add
+    replicas, never speed. Exactly one of ``gpu_hours`` and ``hours`` is given, matching ``kind``."""
+
+    gpu_hours: JobHours | None = None
+    kind: WorkloadKind = "batch"
+    hours: JobHours | None = None
+    replicas: Annotated[int, msgspec.Meta(ge=1, le=MAX_CARDS)] = 1
+    # How much the job communicates between cards: light (data parallel, small model), moderate, heavy
+    # (tensor/pipeline parallel, large dense gradients). Sets the derived in-machine curve and the
+    # cross-node factor by the offer's interconnect.
+    communication: Communication = "moderate"
+    # Efficiency kept per doubling of nodes past one machine, replacing the factor derived from the offer's
+    # interconnect and ``communication`` (measured on your cluster: 8 → 16 cards at 1.8× is 0.9).
+    cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] | None = None
+    # Where the job's data lives (a city, also in Chinese: 南京) and how big it is: offers elsewhere add
+    # the time to copy it over the cross-city line (and storage/traffic fees where the vendor lists them).
+    data_city: FilterName | None = None
+    dataset_gb: Annotated[float, msgspec.Meta(gt=0, le=1e7)] | None = None
     reference_gpu: FilterName | None = None
     speed_ratios: SpeedRatios | None = None
     model_params_b: Annotated[float, msgspec.Meta(gt=0, le=100_000)] | None = None
@@ -95,12 +125,13 @@ class QuoteRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     workload: Workload
     gpus: FilterList | None = None
     regions: FilterList | None = None
+    cities: FilterList | None = None
     vendors: FilterList | None = None
-    pricing: Annotated[list[PricingKind], msgspec.Meta(max_length=4)] | None = None
+    pricing: Annotated[list[QuotePricingKind], msgspec.Meta(max_length=5)] | None = None
     min_gpu_memory_gb: Annotated[float, msgspec.Meta(gt=0, le=10_000)] | None = None
-    card_counts: Annotated[list[CardCount], msgspec.Meta(min_length=1, max_length=64)] = msgspec.field(
-        default_factory=lambda: list(DEFAULT_CARD_COUNTS)
-    )
+    # None: every count each offer sells (powers of two within a machine, the machine itself, whole-node
+    # multiples, and with a deadline the fewest cards that meet it), up to the service's plan cap.
+    card_counts: Annotated[list[CardCount], msgspec.Meta(min_length=1, max_length=64)] | None = None
     deadline_hours: Hours | None = None
     budget_cny: MoneyCny | None = None
     rank_by: RankBy = "cost"
@@ -147,7 +178,7 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     cards: int
     nodes: int
     billed_cards: int
-    pricing: PricingKind
+    pricing: QuotePricingKind
     speedup: Range
     hours: Range
     cost_cny: Range
@@ -166,7 +197,7 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
 
 class Excluded(msgspec.Struct, kw_only=True, frozen=True):
     """Candidates (offer × card count) left out, by reason; one candidate counts under every reason it
-    fails. ``filters`` counts those outside the request's gpus/regions/vendors/pricing/memory filters."""
+    fails. ``filters`` counts those outside the request's gpus/regions/cities/vendors/pricing/memory filters."""
 
     memory: int = 0
     deadline: int = 0
@@ -181,6 +212,15 @@ class SnapshotInfo(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True
 
     version: int
     oldest_fetched_at: datetime | None
+
+
+class MemoryNeed(msgspec.Struct, kw_only=True, frozen=True):
+    """What the model needs: ``needed_gb`` in total (parameters × bytes per parameter for the task and
+    precision) and, per GPU model the snapshot offers, the fewest cards holding it at ≤ 90 % of each card's
+    memory (``min_cards``: ``{"rtx4090": 9, "h800": 3}``)."""
+
+    needed_gb: float
+    min_cards: dict[str, int]
 
 
 class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
@@ -199,3 +239,5 @@ class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=Tru
     snapshot: SnapshotInfo
     warnings: list[str]
     rank_by: RankBy
+    # Present when the request gives a model size (or name) and a task.
+    memory: MemoryNeed | None = None

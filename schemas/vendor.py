@@ -10,6 +10,7 @@ import msgspec
 from schemas.offer import Pricing
 
 __all__ = [
+    "ILLUSTRATIVE_LABEL",
     "FeedFormat",
     "PriceChange",
     "QuarantinedPrice",
@@ -17,6 +18,10 @@ __all__ = [
     "VendorStatus",
     "VendorsFile",
 ]
+
+ILLUSTRATIVE_LABEL = "illustrative reference price"
+"""The ``label`` of prices copied from public articles (the bundled reference catalog), not live quotes:
+a quote that uses one says so in its summary and in the CLI's table."""
 
 FeedFormat = Literal["static", "card_hour_json", "per_second_json", "node_hour_html", "sheet_csv"]
 VendorId = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")]
@@ -28,6 +33,7 @@ class VendorConfig(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
 
     id: VendorId
     name: str
+    name_zh: str = ""  # the name in Chinese prose (summaries in zh); left out, ``name`` is used
     region: Slug
     city: Slug
     format: FeedFormat

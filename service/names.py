@@ -37,11 +37,14 @@ from service.errors import InvalidRequest
 __all__ = [
     "BODY_FIELDS",
     "PLACE_ALIASES",
+    "PLACE_NAMES_ZH",
     "QUERY_PARAMETERS",
     "FieldNames",
     "KnownNames",
     "NameQuery",
     "ResolvedNames",
+    "gpu_display_name",
+    "place_display_name",
     "resolve_gpu",
     "resolve_names",
 ]
@@ -74,6 +77,35 @@ PLACE_ALIASES: Mapping[str, str] = {
     "广州": "guangzhou",
     "东莞": "dongguan",
 }
+
+
+# The other way, for prose: a place id → its Chinese name (``suzhou`` → 苏州).
+PLACE_NAMES_ZH: Mapping[str, str] = {place: chinese for chinese, place in PLACE_ALIASES.items()}
+
+
+def place_display_name(place: str, lang: str) -> str:
+    """A region or city id as prose writes it: ``Suzhou`` in English, 苏州 in Chinese (the id when unknown)."""
+    if lang == "zh":
+        return PLACE_NAMES_ZH.get(place, place)
+    return " ".join(word.capitalize() for word in place.split("-"))
+
+
+_GPU_NAME_NOISE = ("NVIDIA ", "GeForce ", "Tesla ", " SXM", " PCIe", " PCIE")
+
+
+def gpu_display_name(gpu_id: str, catalog: GpuCatalog) -> str:
+    """The GPU as people say it: ``RTX 4090``, ``H800``, ``A100 80G`` (the memory only where the family comes
+    in several sizes); the id for a model the catalog lacks."""
+    if gpu_id not in catalog:
+        return gpu_id
+    model = catalog.get(gpu_id)
+    name = model.name
+    for noise in _GPU_NAME_NOISE:
+        name = name.replace(noise, " " if noise.startswith(" ") else "")
+    name = " ".join(name.split()).removesuffix(f" {model.memory_gb}GB")
+    family = gpu_id.split("-", 1)[0]
+    sizes = {other.memory_gb for other in catalog.models.values() if other.id.split("-", 1)[0] == family}
+    return f"{name} {model.memory_gb}G" if len(sizes) > 1 else name
 
 
 @dataclass(frozen=True, slots=True)

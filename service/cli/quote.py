@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
+from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.errors import InvalidRequest
 from service.quote import format_cny, hours_text, join_text, text
 from service.services import build_services
@@ -176,13 +177,16 @@ def format_table(response: QuoteResponse, lang: Lang = "en") -> str:
     """The ranked quotes as a plain-text table, then the summary, warnings and exclusions, in ``lang``."""
     header = tuple(text(f"table_{name}", lang) for name in _COLUMNS)
     rows = [header]
+    mark = text("table_illustrative_mark", lang)
     for quote in response.quotes:
+        # An illustrative reference price is marked on its row and explained under the table.
+        offer = quote.offer_id + mark if quote.label == ILLUSTRATIVE_LABEL else quote.offer_id
         hours = _range_text(
             *(hours_text(value) for value in (quote.hours.low, quote.hours.expected, quote.hours.high))
         )
         cost = _range_text(*(format_cny(value) for value in (quote.cost_cny.low, quote.cost_cny.expected,
                                                               quote.cost_cny.high)))  # fmt: skip
-        rows.append((str(quote.rank), quote.gpu, str(quote.cards), quote.offer_id, quote.pricing, hours, cost,
+        rows.append((str(quote.rank), quote.gpu, str(quote.cards), offer, quote.pricing, hours, cost,
                      format_cny(quote.effective_card_hour_cny), _notes(response, quote, lang)))  # fmt: skip
     widths = [max(_width(row[column]) for row in rows) for column in range(len(header))]
     lines = [
@@ -190,6 +194,8 @@ def format_table(response: QuoteResponse, lang: Lang = "en") -> str:
     ]
     if not response.quotes:
         lines = [text("table_no_quotes", lang)]
+    if any(quote.label == ILLUSTRATIVE_LABEL for quote in response.quotes):
+        lines.append(text("table_illustrative_note", lang))
     lines += ["", response.summary]
     lines += [text("table_warning", lang, warning=warning) for warning in response.warnings]
     excluded = msgspec.structs.asdict(response.excluded)

@@ -18,25 +18,35 @@ single-card comparison the summary uses) are gathered from its arrays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
-from schemas.quote import QuoteRequest, QuoteResponse, SnapshotInfo, Task
+from schemas.quote import Lang, MemoryNeed, Quote, QuoteRequest, QuoteResponse, RankBy, SnapshotInfo, Task
 from schemas.vendor import VendorConfig
 from service.names import KnownNames
 from service.quote._evaluate import Evaluation, evaluate
-from service.quote._memory import DEFAULT_BYTES_PER_PARAM
+from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote._memory import DEFAULT_BYTES_PER_PARAM, min_cards
+from service.quote._notes import NoteContext, with_notes
 from service.quote._quotes import QuoteContext, build_quotes
 from service.quote._ranking import CandidateKeys, pick, top
 from service.quote._resolve import ResolvedRequest, resolve_request
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote._snapshot import Snapshot
-from service.quote._summary import empty_summary, quote_summary
+from service.quote._summary import (
+    NearestOption,
+    OutsideFilters,
+    ProseNames,
+    empty_summary,
+    filters_text,
+    quote_summary,
+)
 from service.quote._texts import number_text, text
 
 __all__ = ["QuoteOptions", "build_quote"]
@@ -53,6 +63,10 @@ class QuoteOptions:
     price_max_age_s: float
     catalog: GpuCatalog = DEFAULT_GPU_CATALOG
     cross_node_factor: float = DEFAULT_CROSS_NODE_FACTOR
+    # Most cards considered when the request leaves ``card_counts`` out (``Settings.max_plan_cards``).
+    max_plan_cards: int = 512
+    # Mbit/s a copy of the data between cities gets (``Settings.cross_city_mbps``; ``_locality``).
+    cross_city_mbps: float = DEFAULT_CROSS_CITY_MBPS
     store_reachable: bool = True
     store_empty: bool = False
     vendors: Sequence[VendorConfig] = ()
@@ -74,9 +88,14 @@ def _response_warnings(
         )
     if resolved.memory_needed_gb is not None and evaluation.matching.any():
         fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
+        if request.workload.communication == "heavy" and fits_one_machine.any():
+            # The Shenzhen article's pick rule, right after the warnings on the prices themselves, so the
+            # summary (whose caveat is the first response warning) says it.
+            need = number_text(resolved.memory_needed_gb)
+            warnings.append(text("hint_single_machine", lang, need=need))
         if not fits_one_machine.any():
             warnings.append(text("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
-    if resolved.reference_gpu is None:
+    if resolved.reference_gpu is None and not resolved.serving:  # serving hours are wall-clock anywhere
         offers_quoted = evaluation.qualifying.any(axis=0)
         gpu_codes = np.unique(tables.gpu_code[offers_quoted])
         if gpu_codes.size > 1:
@@ -120,6 +139,152 @@ def _add_single_card(
     return len(chosen) - 1
 
 
+def _prose_names(snapshot: Snapshot, options: QuoteOptions, lang: Lang) -> ProseNames:
+    """Vendor display names in ``lang``: the configured ``name_zh`` in Chinese, else the stored name."""
+    names = {vendor: status.name for vendor, status in snapshot.statuses.items() if status.name}
+    for vendor in options.vendors:
+        name = vendor.name_zh if lang == "zh" and vendor.name_zh else vendor.name
+        names[vendor.id] = name or names.get(vendor.id, vendor.id)
+    return ProseNames(vendors=names, catalog=options.catalog, lang=lang)
+
+
+def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | None:
+    """The model's memory and the fewest cards of each GPU model the snapshot offers that hold it."""
+    needed = resolved.memory_needed_gb
+    if needed is None:
+        return None
+    memory_by_gpu = {offer.gpu: float(offer.gpu_memory_gb) for offer in snapshot.offers}
+    gpus = sorted(memory_by_gpu)
+    fewest = min_cards(needed, np.array([memory_by_gpu[gpu] for gpu in gpus])) if gpus else np.ones(0)
+    return MemoryNeed(
+        needed_gb=round(needed, 2),
+        min_cards={gpu: int(cards) for gpu, cards in zip(gpus, fewest, strict=True)},
+    )
+
+
+# A fit whose model takes this share of the cards' memory or more (shown to the percent) leaves under 10 %
+# for activations, which the memory figure for training does not count.
+_TIGHT_MEMORY_USE = 0.895
+
+
+def _with_memory_warning(quote: Quote, needed_gb: float | None, lang: Lang) -> Quote:
+    if needed_gb is None:
+        return quote
+    used = needed_gb / (quote.cards * quote.gpu_memory_gb)
+    if used < _TIGHT_MEMORY_USE:
+        return quote
+    warning = text(
+        "warn_memory_tight",
+        lang,
+        used=number_text(100 * used),
+        need=number_text(needed_gb),
+        cards=quote.cards,
+        memory=quote.gpu_memory_gb,
+    )
+    return msgspec.structs.replace(quote, warnings=[*quote.warnings, warning])
+
+
+def _best(
+    evaluation: Evaluation, tables_id_order: npt.NDArray[np.int64], by: RankBy
+) -> tuple[int, int] | None:
+    """(column, offer) of the best qualifying candidate of ``evaluation`` by ``by`` (cost or time)."""
+    positions = np.flatnonzero(evaluation.qualifying)
+    if positions.size == 0:
+        return None
+    column_of, offer_of = np.divmod(positions, evaluation.qualifying.shape[1])
+    keys = CandidateKeys(
+        cost=evaluation.cost_expected.ravel()[positions],
+        hours=evaluation.hours_expected.ravel()[positions],
+        id_order=tables_id_order[offer_of],
+        cards=np.array(evaluation.counts, dtype=np.float64)[column_of],
+        time_value_cny_per_hour=None,
+    )
+    at = top(keys.order_keys(by), 1)[0]
+    return int(column_of[at]), int(offer_of[at])
+
+
+def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> NearestOption | None:
+    best = _best(evaluation, snapshot.tables.id_order, by)
+    if best is None:
+        return None
+    column, offer = best
+    chosen = snapshot.tables.offers[offer]
+    return NearestOption(
+        cards=evaluation.counts[column],
+        gpu=chosen.gpu,
+        vendor=chosen.vendor,
+        cost_cny=float(evaluation.cost_expected[column, offer]),
+        hours=float(evaluation.hours_expected[column, offer]),
+    )
+
+
+def _outside_filters(
+    relaxed: Evaluation, resolved: ResolvedRequest, snapshot: Snapshot, names: ProseNames
+) -> OutsideFilters | None:
+    """What the filters alone left out that would run the job: where, which GPUs, what kind of offer."""
+    offers = [snapshot.tables.offers[index] for index in np.flatnonzero(relaxed.qualifying.any(axis=0))]
+    if not offers:
+        return None
+    by_city = resolved.cities is not None
+    places = sorted({offer.city if by_city else offer.region for offer in offers})
+    gpus = sorted({offer.gpu for offer in offers}) if resolved.gpus is not None else []
+    request = resolved.request
+    filtered = filters_text(request, regions=resolved.regions, cities=resolved.cities, gpus=resolved.gpus,
+                            vendors=resolved.vendors, names=names)  # fmt: skip
+    return OutsideFilters(
+        places=tuple(places),
+        gpus=tuple(gpus),
+        clusters=all(offer.pricing.__struct_config__.tag == "node_hour" for offer in offers),
+        model=resolved.memory_needed_gb is not None,
+        filtered=filtered,
+    )
+
+
+def _nothing_fits_summary(
+    run: Callable[[ResolvedRequest], Evaluation],
+    resolved: ResolvedRequest,
+    evaluation: Evaluation,
+    snapshot: Snapshot,
+    names: ProseNames,
+) -> str:
+    """Why nothing fits, with the nearest option past each limit that alone left candidates out.
+
+    Each limit is lifted on its own (the budget, the deadline, the filters) and the request evaluated again:
+    what qualifies then was excluded by that limit only, and the best of it is the nearest option.
+    """
+    request, lang = resolved.request, names.lang
+    excluded = evaluation.excluded
+    cheapest = fastest = outside = None
+    if snapshot.tables.size:
+        if request.budget_cny is not None and excluded.budget:
+            lifted = replace(resolved, request=msgspec.structs.replace(request, budget_cny=None))
+            cheapest = _nearest_option(run(lifted), snapshot, "cost")
+        if request.deadline_hours is not None and excluded.deadline:
+            lifted = replace(resolved, request=msgspec.structs.replace(request, deadline_hours=None))
+            fastest = _nearest_option(run(lifted), snapshot, "time")
+        if excluded.filters:
+            lifted = replace(
+                resolved,
+                request=msgspec.structs.replace(request, min_gpu_memory_gb=None),
+                gpus=None,
+                regions=None,
+                cities=None,
+                vendors=None,
+                pricing=None,
+            )
+            outside = _outside_filters(run(lifted), resolved, snapshot, names)
+    return empty_summary(
+        excluded,
+        offers_loaded=snapshot.tables.offer_count,
+        lang=lang,
+        request=request,
+        names=names,
+        cheapest_over_budget=cheapest,
+        fastest_past_deadline=fastest,
+        outside_filters=outside,
+    )
+
+
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
     """Rank every feasible way to run the job by cost, time or value; pure."""
     tables = snapshot.tables
@@ -128,14 +293,22 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         request, tables, snapshot.statuses.keys(), options.catalog, options.bytes_per_param, known=known
     )
     now_s = options.now.timestamp()
-    evaluation = evaluate(
-        tables,
-        resolved,
-        catalog=options.catalog,
-        now_s=now_s,
-        price_max_age_s=options.price_max_age_s,
-        cross_node_factor=options.cross_node_factor,
-    )
+
+    def run(resolved: ResolvedRequest) -> Evaluation:
+        return evaluate(
+            tables,
+            resolved,
+            catalog=options.catalog,
+            now_s=now_s,
+            price_max_age_s=options.price_max_age_s,
+            cross_node_factor=options.cross_node_factor,
+            max_plan_cards=options.max_plan_cards,
+            cross_city_mbps=options.cross_city_mbps,
+        )
+
+    evaluation = run(resolved)
+    names = _prose_names(snapshot, options, request.lang)
+    memory = _memory_need(resolved, snapshot)
     warnings = _response_warnings(resolved, evaluation, snapshot, options)
     snapshot_info = SnapshotInfo(version=snapshot.version, oldest_fetched_at=snapshot.oldest_fetched_at)
     positions = np.flatnonzero(evaluation.qualifying)
@@ -144,12 +317,13 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             quotes=[],
             excluded=evaluation.excluded,
             snapshot=snapshot_info,
-            summary=empty_summary(evaluation.excluded, offers_loaded=tables.size, lang=request.lang),
+            summary=_nothing_fits_summary(run, resolved, evaluation, snapshot, names),
             rank_by=request.rank_by,
             cheapest=None,
             fastest=None,
             recommended=None,
             warnings=warnings,
+            memory=memory,
         )
 
     column_of, offer_of = np.divmod(positions, tables.size)
@@ -175,7 +349,18 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         price_max_age_s=options.price_max_age_s,
         lang=request.lang,
     )
-    structs = build_quotes(context, chosen)
+    notes = NoteContext(
+        tables=tables,
+        evaluation=evaluation,
+        resolved=resolved,
+        operator_factor=options.cross_node_factor,
+        cross_city_mbps=options.cross_city_mbps,
+        lang=request.lang,
+    )
+    structs = [
+        _with_memory_warning(quote, resolved.memory_needed_gb, request.lang)
+        for quote in with_notes(notes, chosen, build_quotes(context, chosen))
+    ]
     built = dict(zip(ranked, structs, strict=False))
     quotes = structs[: len(ranked)]
     single = None if single_at is None else structs[single_at]
@@ -186,9 +371,9 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         single=single,
         quotes=quotes,
         response_warnings=warnings,
-        vendor_names={vendor: status.name for vendor, status in snapshot.statuses.items() if status.name},
+        names=names,
         min_cards=int(matching_min_cards.min()) if matching_min_cards.size else None,
-        lang=request.lang,
+        request=request,
     )
     return QuoteResponse(
         quotes=quotes,
@@ -200,4 +385,5 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         fastest=built[picks.fastest].id,
         recommended=built[picks.recommended].id,
         warnings=warnings,
+        memory=memory,
     )

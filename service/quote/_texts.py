@@ -39,6 +39,14 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "storage: {nodes} node(s) at {price}/node-hour × {hours} h",
         "zh": "存储费：{nodes} 个节点，{price}/节点时 × {hours} 小时",
     },
+    "item_data_storage": {
+        "en": "storage: {dataset} GB at {price}/GB-day for the job's hours",
+        "zh": "存储费：{dataset} GB，{price}/GB·天，按任务时长计",
+    },
+    "item_data_traffic": {
+        "en": "traffic: copying {dataset} GB in from another city at {price}/GB",
+        "zh": "流量费：从外地拷入 {dataset} GB，{price}/GB",
+    },
     "item_bundle": {
         "en": "{bundles} × {bundle_cards}-card bundle at {price}/hour × {hours} h",
         "zh": "{bundles} 个 {bundle_cards} 卡套餐，{price}/小时 × {hours} 小时",
@@ -50,6 +58,14 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "item_bundle_discount": {
         "en": "bundle discount: {bundles} × {bundle_cards}-card bundle at {price}/hour, {percent}% off",
         "zh": "多卡打包优惠：{bundles} 个 {bundle_cards} 卡套餐，{price}/小时，便宜 {percent}%",
+    },
+    "item_mixed_package": {
+        "en": "{units} × {period} package ({unit_cards} card(s) each) at {price} × {periods} ({hours} h, {offer})",
+        "zh": "{units} 个包{period}套餐（每个 {unit_cards} 卡），{price} × {periods} 期（{hours} 小时，{offer}）",
+    },
+    "item_mixed_hourly": {
+        "en": "then {cards} × {gpu} at {price}/card-hour × {hours} h ({offer})",
+        "zh": "其余按卡时：{cards} 张 {gpu}，{price}/卡时 × {hours} 小时（{offer}）",
     },
     "item_term": {
         "en": "{units} × {period} package ({unit_cards} card(s) each) at {price} × {periods} ({hours} h)",
@@ -75,9 +91,8 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "{hours_range}",
     },
     "conversion_catalog": {
-        "en": "{factors}× by {low_source} to {high_source} (pass a measured ratio in workload.speed_ratios "
-        "to narrow it)",
-        "zh": "{factors} 倍（{low_source}至{high_source}；可在 workload.speed_ratios 传入实测速度比以收窄）",
+        "en": "{factors}× by {low_source} to {high_source} (pass your measured speed ratio to narrow it)",
+        "zh": "{factors} 倍（{low_source}至{high_source}；传入实测速度比可以收窄）",
     },
     "conversion_measured": {"en": "your measured ratio {ratio}×", "zh": "您实测的速度比 {ratio} 倍"},
     "source_measured": {"en": "measured throughput", "zh": "实测吞吐"},
@@ -106,7 +121,67 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "模型至少需要 {min_cards} 张 {memory} GB 的卡（共 {need} GB），超过单个 {node_cards} 卡节点，"
         "需通过 {interconnect} 跨节点做张量/流水线并行",
     },
+    "warn_scaling_curve": {
+        "en": "speed-up {low}–{high}× on {cards} cards for a {communication} job over {interconnect}: "
+        "{source} (pass measured points in scaling to replace it)",
+        "zh": "{cards} 卡加速比 {low}–{high} 倍（{communication}任务，{interconnect} 互联）：{source}"
+        "（可在 scaling 传入实测点替换）",
+    },
+    "scaling_source_nvlink_light": {
+        "en": "NVLink machines keep 0.84–0.98 efficiency on 8 cards (NVIDIA DeepLearningExamples)",
+        "zh": "NVLink 机器 8 卡效率 0.84–0.98（NVIDIA DeepLearningExamples 实测）",
+    },
+    "scaling_source_pcie_heavy": {
+        "en": "consumer cards on PCIe without peer-to-peer can fall below 0.5 efficiency on 8 cards "
+        "(public measurements)",
+        "zh": "无 P2P 的 PCIe 消费级卡 8 卡效率可低于 0.5（公开实测）",
+    },
+    "scaling_source_fabric_heavy": {
+        "en": "the feed names the cluster fabric, not the link inside each machine, so the range spans "
+        "PCIe to NVLink machines",
+        "zh": "报价只写明集群网络、未写明机内互联，区间覆盖 PCIe 到 NVLink 机型",
+    },
+    "warn_cross_node": {
+        "en": "across nodes over {interconnect}: {factor} of the efficiency kept per doubling of nodes, {why}",
+        "zh": "跨节点（{interconnect}）：节点数每翻一倍保留 {factor} 的效率，{why}",
+    },
+    "factor_derived": {
+        "en": "derived from the {operator} baseline for a {communication} job at {bandwidth}× the "
+        "InfiniBand communication time (pass workload.cross_node_factor to replace it)",
+        "zh": "由基准 {operator} 推算：{communication}任务，通信时间为 InfiniBand 的 {bandwidth} 倍"
+        "（可在 workload.cross_node_factor 传入实测值替换）",
+    },
+    "factor_caller": {"en": "your workload.cross_node_factor", "zh": "来自您的 workload.cross_node_factor"},
+    "communication_light": {"en": "light-communication", "zh": "通信稀疏的"},
+    "communication_moderate": {"en": "moderate-communication", "zh": "通信适中的"},
+    "communication_heavy": {"en": "communication-heavy", "zh": "通信密集的"},
+    "warn_slower_than_one_machine": {
+        "en": "{cards} cards across {nodes} nodes over {interconnect} run slower than {machine_cards} cards "
+        "in one machine ({speedup}× against {one_machine}×): a {communication} job waits on the network "
+        "more than the extra cards gain",
+        "zh": "{nodes} 个节点共 {cards} 张卡（{interconnect}）比单机 {machine_cards} 卡还慢（{speedup} 倍对 "
+        "{one_machine} 倍）：{communication}任务等待网络的时间超过了多卡带来的收益",
+    },
+    "warn_data_copy": {
+        "en": "the data is in {data_city}, this offer in {city}: copying {dataset} GB at {mbps} Mbit/s "
+        "adds {hours} h (included in the hours), and every read across cities waits on the same line",
+        "zh": "数据在 {data_city}，该报价在 {city}：以 {mbps} Mbit/s 拷贝 {dataset} GB 需 {hours} 小时"
+        "（已计入时长），跨城读取数据还会有 IO 等待",
+    },
+    "warn_data_remote": {
+        "en": "the data is in {data_city}, this offer in {city}: reading it across cities makes the job "
+        "wait on IO; copy it here first (give workload.dataset_gb for the copy time)",
+        "zh": "数据在 {data_city}，该报价在 {city}：跨城读取会带来 IO 等待，建议先拷贝到本地"
+        "（提供 workload.dataset_gb 可计算拷贝时间）",
+    },
     # Response warnings.
+    "hint_single_machine": {
+        "en": "a communication-heavy job that one machine holds ({need} GB) is safer on a single "
+        "machine: across nodes every step waits on the network, so more cards can run slower "
+        "(the Shenzhen article: 通信密集的任务，单机反而更稳)",
+        "zh": "通信密集且单机能放下模型（{need} GB）的任务，单机更稳：跨节点时每一步都要等网络，"
+        "卡多反而可能更慢（深圳文章：通信密集的任务，单机反而更稳）",
+    },
     "warn_store_empty": {
         "en": "prices may be stale: the price store came back empty, so these quotes use the last snapshot "
         "held until the next refresh refills it",
@@ -122,21 +197,27 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "warn_not_comparable": {
         "en": "hours are taken as given on every GPU model ({gpus}), so times are not comparable across "
-        "models; set workload.reference_gpu to convert them",
-        "zh": "各型号（{gpus}）都按相同工时计算，不同型号之间的时间不可比；请设置 workload.reference_gpu 以换算",
+        "models; say which GPU the hours were measured on to convert them",
+        "zh": "各型号（{gpus}）都按相同工时计算，不同型号之间的时间不可比；请说明工时是在哪种 GPU 上测得的，以便换算",
     },
     "warn_cluster_only": {
         "en": "no single machine holds the model ({need} GB at ≤ 90 % of card memory): only cluster "
         "(node-hour) offers qualify, with tensor/pipeline parallelism across nodes",
         "zh": "单台机器放不下该模型（{need} GB，显存占用 ≤ 90%）：只有按节点计费的集群报价符合，需跨节点张量/流水线并行",
     },
+    "warn_memory_tight": {
+        "en": "the model takes {used} % of the cards' memory ({need} GB on {cards} × {memory} GB), leaving "
+        "under 10 % for activations: a larger batch or longer sequences may not fit",
+        "zh": "模型占用显存的 {used}%（{need} GB，{cards} 张 {memory} GB 的卡），留给激活值的不到 10%："
+        "更大的批量或更长的序列可能放不下",
+    },
     "warn_memory_unchecked": {
-        "en": "memory fit not checked: give both workload.model_params_b and workload.task",
-        "zh": "未检查显存：请同时提供 workload.model_params_b 和 workload.task",
+        "en": "memory fit not checked: give both the model's size and the task",
+        "zh": "未检查显存：请同时提供模型大小和任务类型",
     },
     "warn_value_without_time": {
-        "en": "rank_by=value needs time_value_cny_per_hour; ranked by cost",
-        "zh": "rank_by=value 需要 time_value_cny_per_hour；已按费用排序",
+        "en": "ranking by value needs what an hour of waiting costs you; ranked by cost",
+        "zh": "按综合价值排序需要提供每小时等待的成本；已按费用排序",
     },
     # Joining: how a language strings sentences, and list items, together.
     "join_sentences": {"en": "{first} {then}", "zh": "{first}{then}"},
@@ -146,17 +227,28 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "pricing_node_hour": {"en": "billed per node-hour", "zh": "按节点时计费"},
     "pricing_bundle": {"en": "a multi-card bundle", "zh": "多卡打包"},
     "pricing_term": {"en": "a prepaid package", "zh": "包期套餐"},
+    "pricing_mixed": {"en": "prepaid packages plus card-hours", "zh": "包期套餐加按卡时补足"},
     "unit_hours": {"en": " h", "zh": " 小时"},
     "range_suffix": {"en": " ({low}–{high}{unit})", "zh": "（{low}–{high}{unit}）"},
-    "place_city_region": {"en": "{city}, {region}", "zh": "{city}, {region}"},
+    "place_city_region": {"en": "{city}, {region}", "zh": "{region}{city}"},
     "option": {
         "en": "{cards} × {gpu} from {vendor} ({place}), {pricing}: "
         "about {hours} h{hours_range} for {cost}{cost_range}",
         "zh": "{vendor}（{place}）的 {cards} 张 {gpu}，{pricing}，约 {hours} 小时{hours_range}，费用 {cost}{cost_range}",
     },
     # Summary: its sentences.
-    "summary_recommended": {"en": "Recommended: {option}.", "zh": "推荐：{option}。"},
+    "summary_recommended": {"en": "Recommended: {option}{note}.", "zh": "推荐：{option}{note}。"},
+    "note_illustrative": {
+        "en": ", at an illustrative reference price from a public article, not a live quote",
+        "zh": "（示意参考价，取自公开文章，并非实时报价）",
+    },
+    "note_illustrative_others": {
+        "en": " (other options named here use illustrative reference prices, not live quotes)",
+        "zh": "（下文提到的其他方案使用示意参考价，并非实时报价）",
+    },
     "summary_caveat": {"en": "Main caveat: {caveat}.", "zh": "主要提醒：{caveat}。"},
+    "summary_caveats": {"en": "Caveats: {caveats}.", "zh": "提醒：{caveats}。"},
+    "join_caveats": {"en": "{first}; {then}", "zh": "{first}；{then}"},
     "single_none": {
         "en": "A single card cannot run it ({reason}); the fastest option is {fastest}.",
         "zh": "单卡无法运行（{reason}）；最快方案：{fastest}。",
@@ -191,6 +283,14 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": " Against one card, the fastest option finishes {hours} h sooner and costs {cost} less.",
         "zh": "与单卡相比，最快方案早 {hours} 小时完成，还便宜 {cost}。",
     },
+    "trade_same": {
+        "en": " Against one card, the fastest option finishes {hours} h sooner for the same cost.",
+        "zh": "与单卡相比，最快方案早 {hours} 小时完成，费用相同。",
+    },
+    "single_is_recommended_fastest": {
+        "en": "It is a single card and also the fastest option.",
+        "zh": "这是单卡方案，也是最快方案。",
+    },
     "break_even": {
         "en": "The {gpu} {period} package from {vendor} beats hourly pricing "
         "past {hours} h of use per {period}.",
@@ -198,8 +298,8 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "caveat_speedup": {
         "en": "multi-card speed-ups are estimates ({low}–{high}× on {cards} cards); "
-        "pass a measured curve in scaling to narrow them",
-        "zh": "多卡加速比是估计值（{cards} 卡为 {low}–{high} 倍），可通过 scaling 传入实测曲线",
+        "pass your measured speed-ups to narrow them",
+        "zh": "多卡加速比是估计值（{cards} 卡为 {low}–{high} 倍），传入实测加速比可以收窄",
     },
     "caveat_prices": {
         "en": "prices change weekly; confirm with the vendor before renting",
@@ -212,6 +312,35 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "没有符合条件的方案（排除的候选：{excluded}）。建议：{hint}。",
     },
     "empty_excluded": {"en": "{count} for {reason}", "zh": "{reason} {count} 个"},
+    "empty_nearest": {
+        "en": "No offer fits this job (candidates excluded: {excluded}): {nearest}. Try to {hint}.",
+        "zh": "没有符合条件的方案（排除的候选：{excluded}）：{nearest}。建议：{hint}。",
+    },
+    "nearest_budget": {
+        "en": "the cheapest way, {cards} × {gpu} from {vendor}, costs {cost} (budget {budget})",
+        "zh": "最便宜的方案是{vendor}的 {cards} 张 {gpu}，需 {cost}（预算 {budget}）",
+    },
+    "nearest_deadline": {
+        "en": "the fastest, {cards} × {gpu} from {vendor}, finishes in {hours} h (deadline {deadline} h)",
+        "zh": "最快的方案是{vendor}的 {cards} 张 {gpu}，需 {hours} 小时（期限 {deadline} 小时）",
+    },
+    "nearest_filters": {
+        "en": "only {what} {verb} (filtered to {filtered})",
+        "zh": "只有{what}{verb}（当前筛选：{filtered}）",
+    },
+    "nearest_what": {"en": "{places} {gpus}{kinds}", "zh": "{places}的{gpus}{kinds}"},
+    "nearest_gpus": {"en": "{gpus} ", "zh": " {gpus} "},
+    "nearest_clusters": {"en": "clusters", "zh": "集群"},
+    "nearest_offers": {"en": "offers", "zh": "报价"},
+    "nearest_hold_model": {"en": "hold this model", "zh": "放得下该模型"},
+    "nearest_fit_job": {"en": "fit this job", "zh": "符合条件"},
+    "filtered_memory": {"en": "at least {memory} GB per card", "zh": "单卡至少 {memory} GB"},
+    "join_or": {"en": "{first}, or {then}", "zh": "{first}，或{then}"},
+    "hint_raise_budget": {"en": "raise the budget to {cost}", "zh": "把预算提高到 {cost}"},
+    "hint_relax_deadline": {"en": "allow {hours} h", "zh": "把期限放宽到 {hours} 小时"},
+    "hint_widen_filters": {"en": "widen the filters to include them", "zh": "放宽筛选条件，把它们包括进来"},
+    "hint_fewer_cards": {"en": "allow fewer cards", "zh": "减少卡数"},
+    "hint_more_cards": {"en": "allow more cards", "zh": "增加卡数"},
     "reason_memory": {"en": "memory", "zh": "显存"},
     "reason_capacity": {"en": "capacity", "zh": "卡数/库存"},
     "reason_deadline": {"en": "the deadline", "zh": "期限"},
@@ -219,22 +348,22 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "reason_stale": {"en": "stale prices", "zh": "价格过期"},
     "reason_filters": {"en": "the filters", "zh": "筛选条件"},
     "hint_memory": {
-        "en": "allow more cards (card_counts) or GPUs with more memory",
-        "zh": "增加卡数（card_counts）或选择显存更大的 GPU",
+        "en": "allow more cards or GPUs with more memory",
+        "zh": "增加卡数或选择显存更大的 GPU",
     },
     "hint_capacity": {
         "en": "ask for card counts the offers sell (up to one machine, or a cluster for more)",
         "zh": "选择服务商提供的卡数（单机以内，更多卡请选集群）",
     },
     "hint_deadline": {
-        "en": "relax deadline_hours or allow more cards",
-        "zh": "放宽 deadline_hours 或增加卡数",
+        "en": "relax the deadline",
+        "zh": "放宽期限",
     },
-    "hint_budget": {"en": "raise budget_cny or allow fewer cards", "zh": "提高 budget_cny 或减少卡数"},
+    "hint_budget": {"en": "raise the budget", "zh": "提高预算"},
     "hint_stale": {"en": "refresh the prices", "zh": "刷新价格"},
     "hint_filters": {
-        "en": "widen the gpus, regions, vendors or pricing filters",
-        "zh": "放宽 gpus、regions、vendors 或 pricing 筛选",
+        "en": "widen the GPU, region, city, vendor or pricing filters",
+        "zh": "放宽 GPU、地区、城市、服务商或计费方式的筛选",
     },
     # The CLI's table (``gpuquote quote``).
     "table_rank": {"en": "#", "zh": "#"},
@@ -252,6 +381,11 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "table_warnings": {"en": "{count} warning(s)", "zh": "{count} 条警告"},
     "table_no_quotes": {"en": "no quotes", "zh": "没有报价"},
     "table_warning": {"en": "warning: {warning}", "zh": "警告：{warning}"},
+    "table_illustrative_mark": {"en": "*", "zh": "*"},
+    "table_illustrative_note": {
+        "en": "* illustrative reference price from a public article, not a live quote",
+        "zh": "* 示意参考价，取自公开文章，并非实时报价",
+    },
     "table_excluded": {"en": "{reason} {count}", "zh": "{reason} {count} 个"},
     "table_excluded_none": {"en": "none", "zh": "无"},
     "table_footer": {

@@ -1,0 +1,64 @@
+"""Illustrative reference prices never pass for live ones: they are as old as the articles they come from
+(stale, still quotable), and every answer that uses one says so first, in the summary and in the CLI."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from schemas.quote import Lang
+from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.cli.quote import format_table
+from tests.examples import JIANGSU_EXAMPLE
+from tests.summary.reference import quote_reference
+
+ILLUSTRATIVE_WORD = {"en": "illustrative", "zh": "示意"}
+
+
+def first_sentence(summary: str, lang: Lang) -> str:
+    return summary.split("。" if lang == "zh" else ". ", maxsplit=1)[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_worked_example_still_answers_from_stale_reference_prices(lang: Lang) -> None:
+    response = quote_reference({**JIANGSU_EXAMPLE, "lang": lang})
+    by_cards = {quote.cards: quote for quote in response.quotes}
+    assert by_cards[1].cost_cny.expected == 384.00  # 48 h × ¥8
+    assert by_cards[4].cost_cny.expected == 512.00  # 16 h × 4 × ¥8
+    for quote in response.quotes:
+        assert quote.label == ILLUSTRATIVE_LABEL
+        assert quote.stale  # observed 2025-01-01, past the 24 h max age
+        assert quote.price_fetched_at == datetime(2024, 12, 31, 16, 0, tzinfo=UTC)
+    assert response.snapshot.oldest_fetched_at == datetime(2024, 12, 31, 16, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        JIANGSU_EXAMPLE,
+        {"workload": {"gpu_hours": 100, "reference_gpu": "rtx4090"}},
+        {"workload": {"gpu_hours": 48, "reference_gpu": "rtx4090", "model_params_b": 72.7, "task": "lora"}},
+    ],
+)
+def test_reference_quotes_say_illustrative_in_the_first_sentence(body: dict[str, object], lang: Lang) -> None:
+    summary = quote_reference({**body, "lang": lang}).summary
+    assert ILLUSTRATIVE_WORD[lang] in first_sentence(summary, lang), summary
+
+
+def test_the_chinese_jiangsu_summary_has_no_english_words() -> None:
+    summary = quote_reference({**JIANGSU_EXAMPLE, "lang": "zh"}).summary
+    # GPU names and ¥ amounts are the only Latin letters and ASCII figures a Chinese reader should meet.
+    left = re.sub(r"RTX 4090|¥[\d,]+\.\d\d", "", summary)
+    assert re.findall(r"[A-Za-z_]+", left) == [], summary
+    assert "苏州参考云（江苏苏州）的 1 张 RTX 4090" in summary
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_cli_table_marks_each_illustrative_row_and_explains_the_mark(lang: Lang) -> None:
+    lines = format_table(quote_reference({**JIANGSU_EXAMPLE, "lang": lang}), lang).splitlines()
+    assert "js-suzhou-ref:4090*" in lines[1] and "js-suzhou-ref:4090*" in lines[2]
+    note = {"en": "* illustrative reference price", "zh": "* 示意参考价"}[lang]
+    assert lines[3].startswith(note)
