@@ -3,7 +3,8 @@
 Run: ``.venv/bin/python bench/quote.py [--quotes 2000] [--requests 3000] [--concurrency 32]``
 
 1. Engine only: a synthetic catalog of 2,000 offers over 10 GPU models and both regions, every pricing
-   variant; the median and p99 time of ``build_quote`` for a default request (5 card counts).
+   variant; the median and p99 time of ``build_quote`` for a default request (no card counts: every count
+   each offer sells, up to 512 cards, and the combined package-plus-hourly plans).
 2. HTTP: a uvicorn server in a subprocess on a free loopback port, its store filled with the same
    catalog; an httpx async client sends a bounded number of requests to ``POST /quote`` and to
    ``GET /health``; requests/s and p50/p99 latency of each, and their ratio.
@@ -143,7 +144,6 @@ def synthetic_snapshot(offers: Sequence[Offer]) -> Snapshot:
 
 BENCH_REQUEST = QuoteRequest(
     workload=Workload(gpu_hours=48, reference_gpu="rtx4090", model_params_b=7, task="lora"),
-    card_counts=[1, 2, 4, 8, 16],
     time_value_cny_per_hour=20,
 )
 
@@ -167,7 +167,9 @@ def bench_engine(offer_count: int, runs: int) -> None:
         build_quote(snapshot, BENCH_REQUEST, options=options)
         samples.append(time.perf_counter() - started)
     response = build_quote(snapshot, BENCH_REQUEST, options=options)
-    print(f"engine: {offer_count} offers x {len(BENCH_REQUEST.card_counts)} card counts, {runs} runs")
+    counts = snapshot.tables.plan_counts
+    print(f"engine: {offer_count} offers ({len(snapshot.tables.plans)} combined plans), every count sold "
+          f"({', '.join(map(str, counts))}), {runs} runs")  # fmt: skip
     print(f"  snapshot tables built in {build_ms:.1f} ms (once per store version)")
     print(
         f"  build_quote median {statistics.median(samples) * 1e3:.3f} ms, "

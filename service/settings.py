@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from service.quote import DEFAULT_CROSS_NODE_FACTOR
+from service.quote import DEFAULT_CROSS_CITY_MBPS, DEFAULT_CROSS_NODE_FACTOR
 
 __all__ = ["BUNDLED_VENDORS_FILE", "Settings", "SettingsError"]
 
@@ -39,6 +39,10 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     refresh_lock_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 300.0
     history_max_entries: Annotated[int, msgspec.Meta(ge=1)] = 500
     cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] = DEFAULT_CROSS_NODE_FACTOR
+    # Mbit/s a copy of a job's data between cities gets (QuoteOptions.cross_city_mbps; README).
+    cross_city_mbps: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] = DEFAULT_CROSS_CITY_MBPS
+    # Most cards a quote considers when the request leaves card_counts out (QuoteOptions.max_plan_cards).
+    max_plan_cards: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 512
     rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 0
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65_536
     cors_allow_origins: tuple[str, ...] = ()

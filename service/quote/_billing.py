@@ -38,10 +38,21 @@ import numpy.typing as npt
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Pricing, PricingKind, TermPricing
 from schemas.quote import MAX_CARDS
 
-__all__ = ["KIND_CODES", "PERIOD_HOURS", "Bill", "BillingTerms", "billed_hours", "billing_terms"]
+__all__ = [
+    "KIND_CODES",
+    "MIXED_CODE",
+    "PERIOD_HOURS",
+    "Bill",
+    "BillingTerms",
+    "billed_hours",
+    "billing_terms",
+    "sold_counts",
+]
 
 PERIOD_HOURS = {"day": 24.0, "week": 168.0, "month": 720.0}
 KIND_CODES: dict[PricingKind, int] = {"card_hour": 0, "node_hour": 1, "bundle": 2, "term": 3}
+# A combined plan's rows (``_plans``): term packages in whole periods plus card-hours for the rest.
+MIXED_CODE = len(KIND_CODES)
 # A millionth of a billing unit: well above float noise, far below anything a vendor bills.
 _BILLING_TOLERANCE = 1e-6
 
@@ -124,6 +135,29 @@ def billing_terms(pricing: Pricing) -> BillingTerms:
                 spans_machines=False,
             )
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
+
+
+def sold_counts(terms: BillingTerms) -> frozenset[int]:
+    """The card counts an offer sells, the ones quoted when a request names none.
+
+    Within a machine: powers of two (of the bundle size for bundles) and the machine itself; across
+    machines (node-hour offers): whole nodes, a power of two of them or the minimum, up to the most nodes.
+    """
+    step = terms.unit_cards if terms.whole_units_only else 1
+    largest = min(terms.max_cards, MAX_CARDS)
+    counts = {min(terms.machine_cards, largest)}
+    cards = step
+    while cards <= min(terms.machine_cards, largest):
+        counts.add(cards)
+        cards *= 2
+    if terms.spans_machines:
+        cards = terms.unit_cards
+        while cards <= largest:
+            counts.add(cards)
+            cards *= 2
+        if terms.min_units * terms.unit_cards <= largest:
+            counts.add(terms.min_units * terms.unit_cards)
+    return frozenset(counts)
 
 
 def billed_hours(

@@ -4,19 +4,28 @@ Each item is rounded half-up to the fen; the compute line takes whatever roundin
 the items always add up to the total the quote shows (``total_cny``, already rounded).
 
 A bundle bought from a vendor that also sells the same GPU by the card-hour shows the saving: a compute
-line at that card-hour price for the same cards and billed hours, and a negative discount line
-(4 × ¥6.00 × 16 h = ¥384.00, discount −¥32.00, total ¥352.00). Without such a price, one compute line.
+line with what that card-hour offer would bill for the same cards and wall-clock hours, at its own
+granularity and minimum, and a negative discount line (44 h on 4 cards is 14.67 h: 4 × ¥6.00 × 14.67 h
+by the minute = ¥352.00, the bundle bills 15 h × ¥22.00 = ¥330.00, discount −¥22.00, 6.25 % off).
+Without a card-hour offer of the same vendor and GPU there is nothing the vendor would otherwise bill,
+so one compute line (no discount against another vendor's price).
+
+A combined plan (``pricing`` "mixed") has a line per part: each package period bought, then the
+card-hours for the rest.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
 from schemas.quote import Lang, LineItem, LineItemKind
-from service.quote._billing import PERIOD_HOURS, Bill
+from service.quote._billing import PERIOD_HOURS, Bill, billed_hours
 from service.quote._money import cents, format_cny, round_cny
+from service.quote._plans import Combination, MixedPlan
 from service.quote._texts import hours_text, number_text, text
 
-__all__ = ["line_items"]
+__all__ = ["line_items", "mixed_line_items"]
 
 
 def _compute(description: str, total_cny: float, others: tuple[LineItem, ...] = ()) -> LineItem:
@@ -66,6 +75,7 @@ def _bundle(
     total_cny: float,
     reference: Offer | None,
     lang: Lang,
+    wall_clock_hours: float,
 ) -> list[LineItem]:
     hours = hours_text(bill.billed_hours)
     fields = {
@@ -75,9 +85,17 @@ def _bundle(
     }
     if reference is not None and isinstance(reference.pricing, CardHourPricing):
         card_hour_price = reference.pricing.cny_per_card_hour
-        list_cny = cards * card_hour_price * bill.billed_hours
+        # What the card-hour offer itself would bill for the same run: its granularity, its minimum.
+        list_hours = float(
+            billed_hours(
+                np.array([wall_clock_hours]),
+                np.array([reference.pricing.granularity_s / 3600]),
+                np.array([reference.pricing.min_billed_hours]),
+            )[0]
+        )
+        list_cny = cards * card_hour_price * list_hours
         if cents(list_cny) > cents(total_cny):
-            percent = number_text(round((1 - bill.cost_cny / list_cny) * 100, 1))
+            percent = number_text((1 - bill.cost_cny / list_cny) * 100)
             listed = LineItem(
                 kind="compute",
                 description=text(
@@ -87,7 +105,7 @@ def _bundle(
                     gpu=offer.gpu,
                     price=format_cny(card_hour_price),
                     reference=reference.id,
-                    hours=hours,
+                    hours=hours_text(list_hours),
                 ),
                 amount_cny=round_cny(list_cny),
             )
@@ -114,6 +132,47 @@ def _term(pricing: TermPricing, bill: Bill, total_cny: float, lang: Lang) -> lis
     return [_compute(description, total_cny)]
 
 
+def mixed_line_items(
+    plan: MixedPlan,
+    offers: tuple[Offer, ...],
+    cards: int,
+    combination: Combination,
+    total_cny: float,
+    lang: Lang,
+) -> list[LineItem]:
+    """A combined plan's lines: each package period bought, then the card-hours for the rest; the last
+    line takes the rounding difference, so the lines add up to ``total_cny``."""
+    parts: list[tuple[str, float]] = []
+    for package, count in zip(plan.packages, combination.package_counts, strict=True):
+        if count:
+            description = text(
+                "item_mixed_package",
+                lang,
+                units=combination.units,
+                period=text(f"period_{package.period}", lang),
+                unit_cards=plan.unit_cards,
+                price=format_cny(package.cny_per_period),
+                periods=count,
+                hours=hours_text(count * package.period_hours),
+                offer=offers[package.row].id,
+            )
+            parts.append((description, combination.units * count * package.cny_per_period))
+    if combination.card_hours_billed > 0 and plan.hourly_row is not None:
+        hourly = offers[plan.hourly_row]
+        description = text(
+            "item_mixed_hourly",
+            lang,
+            cards=cards,
+            gpu=hourly.gpu,
+            price=format_cny(plan.cny_per_card_hour),
+            hours=hours_text(combination.card_hours_billed),
+            offer=hourly.id,
+        )
+        parts.append((description, cards * plan.cny_per_card_hour * combination.card_hours_billed))
+    items = tuple(LineItem(kind="compute", description=d, amount_cny=round_cny(a)) for d, a in parts[:-1])
+    return [*items, _compute(parts[-1][0], total_cny, items)]
+
+
 def line_items(
     offer: Offer,
     cards: int,
@@ -122,6 +181,7 @@ def line_items(
     total_cny: float,
     card_hour_reference: Offer | None,
     lang: Lang,
+    wall_clock_hours: float = 0.0,
 ) -> list[LineItem]:
     """The expected bill's lines for ``cards`` cards of ``offer``, adding up to ``total_cny``."""
     pricing = offer.pricing
@@ -131,7 +191,9 @@ def line_items(
         case NodeHourPricing():
             return _node_hour(pricing, bill, total_cny, lang)
         case BundlePricing():
-            return _bundle(offer, pricing, cards, bill, total_cny, card_hour_reference, lang)
+            return _bundle(
+                offer, pricing, cards, bill, total_cny, card_hour_reference, lang, wall_clock_hours
+            )
         case TermPricing():
             return _term(pricing, bill, total_cny, lang)
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover

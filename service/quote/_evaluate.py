@@ -5,7 +5,7 @@ candidate; the quotes a response returns are gathered from these arrays, never b
 
 Stages, one word each (a candidate is one offer at one card count):
 
-- ``matching`` (per offer): inside the request's gpus/regions/vendors/pricing/min memory, and, when hours
+- ``matching`` (per offer): inside the request's gpus/regions/cities/vendors/pricing/min memory, and, when hours
   must be converted, its GPU is in the catalog. Failing this counts as ``filters``.
 - ``possible``: matching, and the offer supplies exactly n cards (machine size, bundle multiples, node
   limits, stock: else ``capacity``) that hold the model (else ``memory``; both may count).
@@ -30,6 +30,7 @@ would cost and take.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -39,10 +40,12 @@ import numpy.typing as npt
 from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded
 from service.quote._billing import KIND_CODES, billed_hours
+from service.quote._candidates import fewest_meeting_deadline, plan_candidates, price_plans
+from service.quote._locality import copy_hours, data_fees, elsewhere
 from service.quote._memory import min_cards
 from service.quote._money import cents_array
 from service.quote._resolve import ResolvedRequest
-from service.quote._scaling import speedup_table
+from service.quote._scaling import ScalingColumns, scaling_columns
 from service.quote._tables import OfferTables
 
 __all__ = ["Evaluation", "Figure", "evaluate"]
@@ -67,6 +70,8 @@ class Figure(IntEnum):
     COST_LOW = 6  # each bound billed on its own hours
     COST_EXPECTED = 7
     COST_HIGH = 8
+    STORAGE_CNY = 9  # of the expected cost: the data set stored over the expected hours (``_locality``)
+    TRAFFIC_CNY = 10  # of every cost bound: the data set copied in from another city
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,14 +89,16 @@ class Evaluation:
     stale: BoolArray  # (offers,)
     matching: BoolArray  # (offers,)
     figures: FloatArray  # (Figure, counts, offers): one allocation, gathered for the chosen in one index
-    machine_code: IntArray  # (offers,) column of the speed-up tables
-    speedup_low: FloatArray  # (counts, machine sizes), gathered per offer by ``machine_code``
+    machine_code: IntArray  # (offers,) column of the speed-up tables: its machine size and interconnect
+    speedup_low: FloatArray  # (counts, columns), gathered per offer by ``machine_code``
     speedup_expected: FloatArray
     speedup_high: FloatArray
     runnable: BoolArray
     qualifying: BoolArray
     used_stale: bool
     excluded: Excluded
+    scaling: ScalingColumns | None = None  # each column's curve and cross-node factor, for the notes
+    remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
 
     @property
     def base_hours(self) -> FloatArray:
@@ -118,10 +125,12 @@ def _filter_mask(tables: OfferTables, resolved: ResolvedRequest) -> BoolArray:
     mask = _lookup(tables.gpu_names, resolved.gpus)[tables.gpu_code]
     if resolved.regions is not None:
         mask &= _lookup(tables.region_names, resolved.regions)[tables.region_code]
+    if resolved.cities is not None:
+        mask &= _lookup(tables.city_names, resolved.cities)[tables.city_code]
     if resolved.vendors is not None:
         mask &= _lookup(tables.vendor_names, resolved.vendors)[tables.vendor_code]
     if resolved.pricing is not None:
-        kinds = np.array([kind in resolved.pricing for kind in KIND_CODES], dtype=np.bool_)
+        kinds = np.array([kind in resolved.pricing for kind in (*KIND_CODES, "mixed")], dtype=np.bool_)
         mask &= kinds[tables.kind_code]
     minimum_memory = resolved.request.min_gpu_memory_gb
     if minimum_memory is not None:
@@ -165,6 +174,8 @@ def _bill(
     cards: FloatArray,
     one_card_hours: FloatArray,
     speedups: tuple[FloatArray, FloatArray, FloatArray],
+    column_code: IntArray,
+    extra_hours: FloatArray,
 ) -> FloatArray:
     """Every figure of every candidate, billed by the one rule in ``_billing``, in one block.
 
@@ -172,6 +183,7 @@ def _bill(
     the highest speed-up, the most by the lowest.
     """
     figures = np.empty((len(Figure), cards.size, tables.size))
+    figures[Figure.STORAGE_CNY :] = 0.0  # data fees, added by ``_add_data_fees`` when a data set is given
     units = figures[Figure.UNITS]
     np.divide(cards[:, None], tables.unit_cards, out=units)
     np.ceil(units, out=units)
@@ -186,8 +198,9 @@ def _bill(
         (Figure.HOURS_HIGH, hours_high, speedup_low, Figure.COST_HIGH, Figure.COST_HIGH),
     ):
         # Each offer's speed-ups by its machine size (``take`` gathers several times faster than indexing).
-        hours = np.take(speedup, tables.machine_code, axis=1, out=figures[hours_row])
+        hours = np.take(speedup, column_code, axis=1, out=figures[hours_row])
         np.divide(base_hours, hours, out=hours)
+        hours += extra_hours  # waiting for data copied from another city: not shortened by more cards
         billed = billed_hours(hours, granularity, minimum, out=figures[billed_row])
         np.multiply(hourly_rate, billed, out=figures[cost_row])
     return figures
@@ -201,23 +214,65 @@ def evaluate(
     now_s: float,
     price_max_age_s: float,
     cross_node_factor: float,
+    cross_city_mbps: float = 500.0,
+    max_plan_cards: int = 512,
 ) -> Evaluation:
     request = resolved.request
-    counts = np.array(resolved.evaluated_counts, dtype=np.float64)
-    requested = np.isin(counts, resolved.card_counts)[:, None]
     conversion = _conversion(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
-    one_card_hours: FloatArray = request.workload.gpu_hours / conversion[::-1]
+    one_card_hours: FloatArray = resolved.job_hours / conversion[::-1]
     matching = _filter_mask(tables, resolved) & np.isfinite(one_card_hours).all(axis=0)
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
     if resolved.memory_needed_gb is None:
         fewest_cards = np.ones(tables.size)
     else:
         fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
-    speedups = speedup_table(
-        resolved.evaluated_counts, tables.machine_sizes, resolved.curve, cross_node_factor
+    workload = request.workload
+
+    def speedups_at(card_counts: Sequence[int]) -> ScalingColumns:
+        return scaling_columns(
+            card_counts,
+            tables.machine_cards,
+            [offer.interconnect for offer in tables.offers],
+            override=request.scaling,
+            communication=workload.communication,
+            cross_node_factor=workload.cross_node_factor,
+            operator_factor=cross_node_factor,
+            serving=resolved.serving,
+        )
+
+    if resolved.card_counts is None:
+        deadline_cards = None
+        if request.deadline_hours is not None:
+            deadline_cards = fewest_meeting_deadline(
+                tables, speedups_at((1,)), one_card_hours[1], request.deadline_hours, matching, fewest_cards,
+                max_plan_cards,
+            )  # fmt: skip
+        evaluated_counts, requested = plan_candidates(
+            tables, resolved.evaluated_counts, max_plan_cards, deadline_cards
+        )
+    else:
+        evaluated_counts = resolved.evaluated_counts
+        requested = np.isin(evaluated_counts, resolved.card_counts)[:, None]
+    counts = np.array(evaluated_counts, dtype=np.float64)
+    scaling = speedups_at(evaluated_counts)
+    remote = elsewhere(tables, resolved.data_city)
+    figures = _bill(
+        tables,
+        counts,
+        one_card_hours,
+        (scaling.low, scaling.expected, scaling.high),
+        scaling.code,
+        extra_hours=np.where(remote, copy_hours(workload.dataset_gb or 0.0, cross_city_mbps), 0.0),
     )
-    figures = _bill(tables, counts, one_card_hours, speedups)
+    if tables.plans:
+        # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
+        # quoted only where it beats every product it combines on its own.
+        bounds = [(Figure.HOURS_LOW + at, Figure.COST_LOW + at) for at in range(3)]
+        requested = requested & price_plans(tables, figures, counts, bounds, Figure.COST_EXPECTED)
+    _add_data_fees(figures, tables, remote, workload.dataset_gb)
+    if resolved.serving:  # on each offer, exactly the cards that hold the model × replicas
+        requested = requested & (counts[:, None] == fewest_cards * resolved.replicas)
 
     capacity_ok = _supplies(figures[Figure.UNITS], counts[:, None], tables)
     # An offer whose most cards cannot hold the model fails on memory at every count.
@@ -244,29 +299,50 @@ def evaluate(
         return int(np.count_nonzero(mask & requested))
 
     excluded = Excluded(
-        filters=(tables.size - int(np.count_nonzero(matching))) * int(np.count_nonzero(requested)),
+        filters=int(np.count_nonzero(~matching & np.broadcast_to(requested, (counts.size, tables.size)))),
         capacity=requested_count(matching & ~capacity_ok),
         memory=requested_count(matching & ~memory_ok),
         deadline=0 if deadline_ok is None else requested_count(possible & ~deadline_ok),
         budget=0 if budget_ok is None else requested_count(possible & ~budget_ok),
         stale=0 if used_stale else requested_count(matching & ~fresh),
     )
-    speedup_low, speedup_expected, speedup_high = speedups
     return Evaluation(
-        counts=resolved.evaluated_counts,
-        one_card_column=resolved.evaluated_counts.index(1),
+        counts=evaluated_counts,
+        one_card_column=evaluated_counts.index(1),
         one_card_hours=one_card_hours,
         conversion=conversion,
         min_cards=fewest_cards,
         stale=stale,
         matching=matching,
         figures=figures,
-        machine_code=tables.machine_code,
-        speedup_low=speedup_low,
-        speedup_expected=speedup_expected,
-        speedup_high=speedup_high,
+        machine_code=scaling.code,
+        speedup_low=scaling.low,
+        speedup_expected=scaling.expected,
+        speedup_high=scaling.high,
         runnable=possible if used_stale else possible & fresh,
         qualifying=qualifying,
         used_stale=used_stale,
         excluded=excluded,
+        scaling=scaling,
+        remote=remote,
     )
+
+
+def _add_data_fees(
+    figures: FloatArray, tables: OfferTables, remote: BoolArray, dataset_gb: float | None
+) -> None:
+    """Storage over each bound's hours and the copy's traffic, added to the cost bounds (``_locality``)."""
+    if not dataset_gb:
+        return
+    storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
+    traffic = dataset_gb * traffic_per_gb
+    figures[Figure.TRAFFIC_CNY] = traffic
+    for hours_row, cost_row in (
+        (Figure.HOURS_LOW, Figure.COST_LOW),
+        (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
+        (Figure.HOURS_HIGH, Figure.COST_HIGH),
+    ):
+        storage = dataset_gb * storage_per_gb_hour * figures[hours_row]
+        if cost_row == Figure.COST_EXPECTED:
+            figures[Figure.STORAGE_CNY] = storage
+        figures[cost_row] += storage + traffic

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace as replace_figures
 from typing import Any
 
 import numpy as np
@@ -23,9 +24,10 @@ from adapters.gpus import GpuCatalog
 from schemas.offer import CardHourPricing, NodeHourPricing, Offer, TermPricing, pricing_kind
 from schemas.quote import Lang, Quote, Range
 from service.quote._billing import Bill
-from service.quote._breakdown import line_items
+from service.quote._breakdown import line_items, mixed_line_items
 from service.quote._evaluate import Evaluation, Figure
-from service.quote._money import cents_array, format_cny, round_hours
+from service.quote._money import cents_array, format_cny, round_cny, round_hours
+from service.quote._plans import cheapest_combination
 from service.quote._resolve import ResolvedRequest
 from service.quote._tables import NO_OFFER, OfferTables
 from service.quote._texts import hours_text, number_text, text
@@ -78,6 +80,7 @@ class _Figures:
     hourly_rate_cny: float
     effective_card_hour_cny: float
     value_cny: float | None
+    raw_hours_expected: float
     raw_hours_high: float
     raw_cost_high: float
 
@@ -130,6 +133,7 @@ def _figures(context: QuoteContext, offers: Sequence[int], columns: Sequence[int
                 hourly_rate_cny=figure_shown[Figure.HOURLY_RATE_CNY],
                 effective_card_hour_cny=shown[_EFFECTIVE],
                 value_cny=None if time_value is None else shown[_VALUE],
+                raw_hours_expected=figure[Figure.HOURS_EXPECTED],
                 raw_hours_high=figure[Figure.HOURS_HIGH],
                 raw_cost_high=figure[Figure.COST_HIGH],
             )
@@ -189,7 +193,7 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
         reference=reference,
         gpu=offer.gpu,
         conversion=conversion,
-        reference_hours=hours_text(context.resolved.request.workload.gpu_hours),
+        reference_hours=hours_text(context.resolved.job_hours),
         hours=hours,
         hours_range=hours_range,
     )
@@ -266,8 +270,45 @@ def _offer_fields(offer: Offer) -> dict[str, Any]:
     }
 
 
+def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figures: _Figures) -> Quote:
+    """A combined plan's quote: under its longest-period package's offer id, a line per part."""
+    tables, evaluation = context.tables, context.evaluation
+    plan, offer = tables.plans[index - tables.offer_count], tables.offers[index]
+    cards = evaluation.counts[column]
+    combination = cheapest_combination(plan, cards, figures.raw_hours_expected)
+    billed = combination.billed_hours(plan)
+    total = figures.cost_cny.expected
+    bill = Bill(
+        units=combination.units,
+        billed_cards=combination.units * plan.unit_cards,
+        billed_hours=billed,
+        hourly_rate_cny=total / billed,
+        cost_cny=figures.bill.cost_cny,
+    )
+    return Quote(
+        id=quote_id(f"{offer.id}+mixed", cards),
+        rank=rank,
+        **{**_offer_fields(offer), "pricing": "mixed"},
+        cards=cards,
+        nodes=1,
+        billed_cards=bill.billed_cards,
+        speedup=figures.speedup,
+        hours=figures.hours,
+        cost_cny=figures.cost_cny,
+        billed_hours=round_hours(billed),
+        hourly_rate_cny=round_cny(bill.hourly_rate_cny),
+        effective_card_hour_cny=figures.effective_card_hour_cny,
+        breakdown=mixed_line_items(plan, tables.offers, cards, combination, total, context.lang),
+        warnings=_warnings(context, index, cards, replace_figures(figures, bill=bill)),
+        stale=bool(evaluation.stale[index]),
+        value_cny=figures.value_cny,
+    )
+
+
 def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: _Figures) -> Quote:
     """The quote for offer ``index`` at card count ``evaluation.counts[column]``."""
+    if index >= context.tables.offer_count:
+        return _mixed_quote(context, index, column, rank, figures)
     offer, terms, evaluation = context.tables.offers[index], context.tables.terms[index], context.evaluation
     cards, expected = evaluation.counts[column], figures.bill
     reference = _card_hour_reference(context.tables, index)
@@ -294,6 +335,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: _
             if reference is not None and reference.vendor == offer.vendor
             else None,
             lang=context.lang,
+            wall_clock_hours=figures.raw_hours_expected,
         ),
         warnings=_warnings(context, index, cards, figures),
         stale=bool(evaluation.stale[index]),

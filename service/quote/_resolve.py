@@ -2,7 +2,7 @@
 
 Decoding already rejected malformed fields; here names are resolved by the service's one name resolver
 (``service.names``: its case rule, its known names, its messages), with errors naming the body's fields
-(``gpus``, ``regions``, ``vendors``, ``workload.reference_gpu``, ``workload.speed_ratios``).
+(``gpus``, ``regions``, ``cities``, ``vendors``, ``workload.reference_gpu``, ``workload.speed_ratios``).
 """
 
 from __future__ import annotations
@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from adapters.gpus import GpuCatalog
 from adapters.models import UnknownModelName, resolve_model
-from schemas.offer import PricingKind
-from schemas.quote import QuoteRequest, Task, Workload
+from schemas.quote import MAX_CARDS, QuotePricingKind, QuoteRequest, Task, Workload
 from schemas.vendor import VendorStatus
 from service.errors import InvalidRequest
-from service.names import BODY_FIELDS, KnownNames, NameQuery, resolve_gpu, resolve_names
-from service.quote._memory import memory_needed_gb
+from service.names import BODY_FIELDS, FieldNames, KnownNames, NameQuery, resolve_gpu, resolve_names
+from service.quote._memory import memory_needed_gb, min_cards
 from service.quote._scaling import ScalingCurve, curve_from_override
 from service.quote._tables import OfferTables
 
@@ -27,17 +28,26 @@ __all__ = ["ResolvedRequest", "resolve_gpu", "resolve_request"]
 @dataclass(frozen=True, slots=True)
 class ResolvedRequest:
     request: QuoteRequest
-    card_counts: tuple[int, ...]  # requested, sorted, without repeats
-    evaluated_counts: tuple[int, ...]  # requested plus one card, which the summary compares against
+    # Requested, sorted, without repeats; None: every count each offer sells (chosen by ``evaluate``).
+    card_counts: tuple[int, ...] | None
+    # Requested plus one card, which the summary compares against; (1,) when ``card_counts`` is None.
+    evaluated_counts: tuple[int, ...]
     reference_gpu: str | None
     speed_ratios: Mapping[str, float]  # catalog id → the caller's measured speed over ``reference_gpu``
     gpus: frozenset[str] | None
     regions: frozenset[str] | None
+    cities: frozenset[str] | None
     vendors: frozenset[str] | None
-    pricing: frozenset[PricingKind] | None
+    pricing: frozenset[QuotePricingKind] | None
     curve: ScalingCurve
     memory_needed_gb: float | None
     memory_check_incomplete: bool
+    # ``workload.kind``: the job's hours (gpu_hours for batch, the wall-clock hours for serving), and for
+    # serving the replicas; ``card_counts`` are then the multiples of cards the model needs × replicas.
+    serving: bool = False
+    job_hours: float = 0.0
+    replicas: int = 1
+    data_city: str | None = None  # canonical city where the data lives, ``workload.data_city``
 
 
 _SPEED_RATIOS = "workload.speed_ratios"
@@ -70,7 +80,7 @@ def resolve_request(
 ) -> ResolvedRequest:
     """The request with its names resolved and its limits prepared.
 
-    ``known`` is where valid regions and vendors come from (``service.names.KnownNames``: the configured
+    ``known`` is where valid regions, cities and vendors come from (``service.names.KnownNames``: the configured
     vendors, the stored statuses and the snapshot's offers). Left out, it is the snapshot's part of that:
     ``vendor_ids`` and the offers in ``tables``.
     """
@@ -86,32 +96,97 @@ def resolve_request(
     )
     speed_ratios = _speed_ratios(workload.speed_ratios, reference_gpu, catalog)
     names = resolve_names(
-        NameQuery(gpus=request.gpus or (), regions=request.regions or (), vendors=request.vendors or ()),
+        NameQuery(
+            gpus=request.gpus or (),
+            regions=request.regions or (),
+            cities=request.cities or (),
+            vendors=request.vendors or (),
+        ),
         known=known,
         catalog=catalog,
         fields=BODY_FIELDS,
     )
-    card_counts = tuple(sorted(set(request.card_counts)))
+    card_counts = None if request.card_counts is None else tuple(sorted(set(request.card_counts)))
+    job_hours = _job_hours(workload)
+    serving = workload.kind == "serving"
+    task = _serving_task(workload) if serving else workload.task
     params_b = _params_b(workload)
     memory_needed = (
-        memory_needed_gb(params_b, workload.task, bytes_per_param, precision=workload.precision)
-        if params_b is not None and workload.task is not None
+        memory_needed_gb(params_b, task, bytes_per_param, precision=workload.precision)
+        if params_b is not None and task is not None
         else None
     )
+    if serving:
+        card_counts = _serving_counts(memory_needed, tables, workload.replicas)
+    data_city = _data_city(workload, known, catalog)
     return ResolvedRequest(
         request=request,
         card_counts=card_counts,
-        evaluated_counts=tuple(sorted({1, *card_counts})),
+        evaluated_counts=tuple(sorted({1, *(card_counts or ())})),
         reference_gpu=reference_gpu,
         speed_ratios=speed_ratios,
         gpus=names.gpus,
         regions=names.regions,
+        cities=names.cities,
         vendors=names.vendors,
         pricing=frozenset(request.pricing) if request.pricing else None,
         curve=curve_from_override(request.scaling),
         memory_needed_gb=memory_needed,
-        memory_check_incomplete=memory_needed is None and (params_b is not None or workload.task is not None),
+        memory_check_incomplete=memory_needed is None and (params_b is not None or task is not None),
+        serving=serving,
+        job_hours=job_hours,
+        replicas=workload.replicas,
+        data_city=data_city,
     )
+
+
+def _job_hours(workload: Workload) -> float:
+    """``gpu_hours`` for a batch job, ``hours`` for a serving one: exactly one of them, else 422."""
+    given, missing = ("hours", "gpu_hours") if workload.kind == "serving" else ("gpu_hours", "hours")
+    if getattr(workload, missing) is not None:
+        raise InvalidRequest(
+            f"workload.{missing}",
+            f"a {workload.kind} workload takes workload.{given}, not workload.{missing}",
+        )
+    hours: float | None = getattr(workload, given)
+    if hours is None:
+        what = "wall-clock hours it stays up" if workload.kind == "serving" else "hours on one card"
+        raise InvalidRequest(f"workload.{given}", f"required for a {workload.kind} workload ({what})")
+    if workload.kind == "batch" and workload.replicas != 1:
+        raise InvalidRequest("workload.replicas", "replicas are for a serving workload (workload.kind)")
+    return hours
+
+
+def _serving_task(workload: Workload) -> Task:
+    """A serving job holds the model for inference; another task is a contradiction, and a 422."""
+    if workload.task not in {None, "inference"}:
+        raise InvalidRequest("workload.task", f"a serving workload runs inference, not {workload.task}")
+    if workload.reference_gpu is not None or workload.speed_ratios:
+        raise InvalidRequest(
+            "workload.reference_gpu",
+            "serving hours are wall-clock hours on any GPU: there is nothing to convert, leave it out",
+        )
+    return "inference"
+
+
+def _serving_counts(memory_needed: float | None, tables: OfferTables, replicas: int) -> tuple[int, ...]:
+    """The card counts a serving job can take: cards that hold the model on each GPU × replicas."""
+    per_replica = (
+        np.ones(1) if memory_needed is None else min_cards(memory_needed, np.unique(tables.gpu_memory_gb))
+    )
+    counts = {int(cards) * replicas for cards in per_replica if cards * replicas <= MAX_CARDS}
+    return tuple(sorted(counts))
+
+
+def _data_city(workload: Workload, known: KnownNames, catalog: GpuCatalog) -> str | None:
+    """The canonical city ``workload.data_city`` names (Chinese names too), or a 422 listing the valid."""
+    if workload.data_city is None:
+        return None
+    fields = FieldNames(gpus="gpus", regions="regions", cities="workload.data_city", vendors="vendors")
+    names = resolve_names(
+        NameQuery(cities=(workload.data_city,)), known=known, catalog=catalog, fields=fields
+    )
+    return next(iter(names.cities or ()), None)
 
 
 # ``model`` and ``model_params_b`` may both be given when they name the same size, to 1 %.

@@ -1,7 +1,7 @@
 """Offer tables: the snapshot's offers as column arrays, built once per snapshot version.
 
 The engine evaluates every (offer × card count) candidate with array arithmetic over these columns,
-never a Python loop per offer. Text columns (GPU, region, vendor) are integer codes into small
+never a Python loop per offer. Text columns (GPU, region, city, vendor) are integer codes into small
 vocabularies, so a request's filters become one table lookup. Reference prices the line items and the
 summary compare against are resolved here too:
 
@@ -9,6 +9,11 @@ summary compare against are resolved here too:
   discount is shown against it);
 - ``market_card_hour``: the cheapest card-hour offer for the same GPU anywhere (a term package's
   break-even falls back to it when its vendor sells no card-hours).
+
+Rows past ``offer_count`` are combined plans (``_plans.MixedPlan``: a vendor's term packages plus its
+card-hours), one row each, described by their longest-period package's offer; ``kind_code`` says
+``MIXED_CODE``. ``plan_counts`` and ``sells`` list the card counts each row sells (``sold_counts``), the
+ones quoted when a request names none.
 
 Arrays are read-only: one snapshot serves concurrent requests.
 """
@@ -23,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.offer import CardHourPricing, Offer, pricing_kind
-from service.quote._billing import KIND_CODES, BillingTerms, billing_terms
+from service.quote._billing import KIND_CODES, MIXED_CODE, BillingTerms, billing_terms, sold_counts
+from service.quote._plans import MixedPlan, PlanArrays, build_plans
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 
@@ -38,14 +44,23 @@ _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 class OfferTables:
     """Column arrays over the snapshot's offers: index i of every array describes ``offers[i]``."""
 
-    offers: tuple[Offer, ...]
+    offers: tuple[Offer, ...]  # per row: the offer, or a plan's longest-period package
     terms: tuple[BillingTerms, ...]
+    offer_count: int  # rows before this are offers, from it on plans
+    plans: tuple[MixedPlan, ...]
+    plan_arrays: PlanArrays
+    plan_counts: tuple[int, ...]  # every count some row sells, ascending
+    sells: BoolArray  # (plan_counts, rows)
+    count_step: FloatArray  # cards come in steps of this (bundles, nodes), for the deadline's count
+    count_floor: FloatArray  # fewest cards worth renting (a node offer's minimum nodes)
     gpu_names: tuple[str, ...]
     region_names: tuple[str, ...]
+    city_names: tuple[str, ...]
     vendor_names: tuple[str, ...]
     machine_sizes: tuple[int, ...]
     gpu_code: IntArray
     region_code: IntArray
+    city_code: IntArray
     vendor_code: IntArray
     kind_code: IntArray
     machine_code: IntArray
@@ -104,31 +119,80 @@ def _cheapest_card_hour(offers: Sequence[Offer], key_of: dict[int, tuple[str, ..
     )
 
 
+def _stock(offer: Offer) -> float:
+    return np.inf if offer.available_cards is None else float(offer.available_cards)
+
+
+def _plan_terms(plan: MixedPlan, terms: Sequence[BillingTerms]) -> BillingTerms:
+    """A plan row's limits: what every part it combines can supply."""
+    package = terms[plan.best_row]
+    cards = min(terms[row].machine_cards for row in plan.rows)
+    return BillingTerms(
+        unit_cards=package.unit_cards,
+        min_units=1,
+        max_units=cards if package.unit_cards == 1 else 1,
+        whole_units_only=False,
+        unit_rate_cny_per_hour=package.unit_rate_cny_per_hour,
+        granularity_hours=package.granularity_hours,
+        min_billed_hours=0.0,
+        machine_cards=cards,
+        spans_machines=False,
+    )
+
+
+def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
+    sold = [sold_counts(term) for term in terms]
+    counts = tuple(sorted(set().union(*sold)))
+    matrix = np.array([[count in row for row in sold] for count in counts], dtype=np.bool_)
+    return counts, _frozen(matrix.reshape(len(counts), len(terms)))
+
+
 def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     """Prepare the snapshot's offers for vectorized evaluation (runs once per snapshot version)."""
-    offers = tuple(offers)
-    terms = tuple(billing_terms(offer.pricing) for offer in offers)
+    real_offers = tuple(offers)
+    offer_terms = [billing_terms(offer.pricing) for offer in real_offers]
+    plans = build_plans(real_offers)
+    plan_ids = [f"{real_offers[plan.offer_row].id}+mixed" for plan in plans]
+    offers = real_offers + tuple(real_offers[plan.offer_row] for plan in plans)
+    terms = tuple(offer_terms + [_plan_terms(plan, offer_terms) for plan in plans])
+    plan_counts, sells = _sells(terms)
     gpu_names, gpu_code = _codes([offer.gpu for offer in offers])
     region_names, region_code = _codes([offer.region for offer in offers])
+    city_names, city_code = _codes([offer.city for offer in offers])
     vendor_names, vendor_code = _codes([offer.vendor for offer in offers])
     machine_sizes = tuple(sorted({term.machine_cards for term in terms}))
     machine_index = {size: code for code, size in enumerate(machine_sizes)}
-    id_rank = {offer_id: rank for rank, offer_id in enumerate(sorted(offer.id for offer in offers))}
+    row_ids = [offer.id for offer in real_offers] + plan_ids
+    id_rank = {offer_id: rank for rank, offer_id in enumerate(sorted(row_ids))}
+    kinds = [KIND_CODES[pricing_kind(offer.pricing)] for offer in real_offers] + [MIXED_CODE] * len(plans)
+    parts = [(index,) for index in range(len(real_offers))] + [plan.rows for plan in plans]
+    no_reference = [NO_OFFER] * len(plans)
     return OfferTables(
         offers=offers,
         terms=terms,
+        offer_count=len(real_offers),
+        plans=plans,
+        plan_arrays=PlanArrays.build(plans),
+        plan_counts=plan_counts,
+        sells=sells,
+        count_step=_floats(
+            [term.unit_cards if term.whole_units_only or term.spans_machines else 1 for term in terms]
+        ),
+        count_floor=_floats(
+            [term.min_units * term.unit_cards if term.spans_machines else 1 for term in terms]
+        ),
         gpu_names=gpu_names,
         region_names=region_names,
+        city_names=city_names,
         vendor_names=vendor_names,
         machine_sizes=machine_sizes,
         gpu_code=gpu_code,
         region_code=region_code,
+        city_code=city_code,
         vendor_code=vendor_code,
-        kind_code=_frozen(
-            np.array([KIND_CODES[pricing_kind(offer.pricing)] for offer in offers], dtype=np.int64)
-        ),
+        kind_code=_frozen(np.array(kinds, dtype=np.int64)),
         machine_code=_frozen(np.array([machine_index[term.machine_cards] for term in terms], dtype=np.int64)),
-        id_order=_frozen(np.array([id_rank[offer.id] for offer in offers], dtype=np.int64)),
+        id_order=_frozen(np.array([id_rank[row_id] for row_id in row_ids], dtype=np.int64)),
         unit_cards=_floats([term.unit_cards for term in terms]),
         min_units=_floats([term.min_units for term in terms]),
         max_units=_floats([term.max_units for term in terms]),
@@ -138,13 +202,27 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         min_billed_hours=_floats([term.min_billed_hours for term in terms]),
         machine_cards=_floats([term.machine_cards for term in terms]),
         spans_machines=_frozen(np.array([term.spans_machines for term in terms], dtype=np.bool_)),
-        available_cards=_floats(
-            [np.inf if offer.available_cards is None else offer.available_cards for offer in offers]
-        ),
+        available_cards=_floats([min(_stock(real_offers[i]) for i in rows) for rows in parts]),
         gpu_memory_gb=_floats([offer.gpu_memory_gb for offer in offers]),
-        fetched_at_s=_floats([offer.fetched_at.timestamp() for offer in offers]),
-        same_vendor_card_hour=_cheapest_card_hour(
-            offers, {i: (offer.vendor, offer.gpu) for i, offer in enumerate(offers)}
+        fetched_at_s=_floats([min(real_offers[i].fetched_at.timestamp() for i in rows) for rows in parts]),
+        same_vendor_card_hour=_frozen(
+            np.concatenate(
+                [
+                    _cheapest_card_hour(
+                        real_offers, {i: (offer.vendor, offer.gpu) for i, offer in enumerate(real_offers)}
+                    ),
+                    np.array(no_reference, dtype=np.int64),
+                ]
+            )
         ),
-        market_card_hour=_cheapest_card_hour(offers, {i: (offer.gpu,) for i, offer in enumerate(offers)}),
+        market_card_hour=_frozen(
+            np.concatenate(
+                [
+                    _cheapest_card_hour(
+                        real_offers, {i: (offer.gpu,) for i, offer in enumerate(real_offers)}
+                    ),
+                    np.array(no_reference, dtype=np.int64),
+                ]
+            )
+        ),
     )

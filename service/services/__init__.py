@@ -73,6 +73,8 @@ class AppServices:
             price_max_age_s=self.settings.price_max_age_s,
             catalog=self.catalog,
             cross_node_factor=self.settings.cross_node_factor,
+            cross_city_mbps=self.settings.cross_city_mbps,
+            max_plan_cards=self.settings.max_plan_cards,
             store_reachable=reachable,
             store_empty=empty,
             vendors=self.vendors,

@@ -71,7 +71,7 @@ def test_bundle_beside_card_hour_shows_the_discount() -> None:
         ("compute", 384.0),
         ("discount", -32.0),
     ]
-    assert "8.3% off" in bundle.breakdown[1].description
+    assert "8.33% off" in bundle.breakdown[1].description  # 1 − 352 / 384, to 0.01 %
     assert sum(item.amount_cny for item in bundle.breakdown) == bundle.cost_cny.expected
 
 
@@ -130,7 +130,8 @@ def test_70b_full_finetune_needs_a_cluster() -> None:
 
     assert response.quotes
     assert {quote.pricing for quote in response.quotes} == {"node_hour"}
-    assert {quote.cards for quote in response.quotes} == {16}
+    # Every whole-node count the cluster sells from its 2-node minimum up to its 16 nodes' 128 cards.
+    assert {quote.cards for quote in response.quotes} == {16, 32, 64, 128}
     assert response.excluded.memory > 0
     assert any("no single machine holds the model" in warning for warning in response.warnings)
     assert any("tensor/pipeline parallel" in warning for warning in response.quotes[0].warnings)
