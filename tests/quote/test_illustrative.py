@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from adapters.base import AdapterContext, VendorFetchError
+from adapters.static import parse_static
 from schemas.quote import Lang
-from schemas.vendor import ILLUSTRATIVE_LABEL
+from schemas.vendor import ILLUSTRATIVE_LABEL, VendorConfig
 from service.cli.quote import format_table
 from tests.examples import JIANGSU_EXAMPLE
 from tests.summary.reference import quote_reference
@@ -62,3 +64,33 @@ def test_the_cli_table_marks_each_illustrative_row_and_explains_the_mark(lang: L
     assert "js-suzhou-ref:4090*" in lines[1] and "js-suzhou-ref:4090*" in lines[2]
     note = {"en": "* illustrative reference price", "zh": "* 示意参考价"}[lang]
     assert lines[3].startswith(note)
+
+
+def _fetched_at(document: bytes) -> datetime:
+    config = VendorConfig(
+        id="js-file", name="File", region="jiangsu", city="suzhou", format="static", path="x"
+    )
+    clock = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    result = parse_static(document, config, AdapterContext(clock=lambda: clock), source="file:x")
+    return result.offers[0].fetched_at
+
+
+ROW = b'"offers": [{"sku": "4090", "gpu": "RTX 4090", "pricing": {"kind": "card_hour", "price_cny": 8.0}}]'
+
+
+@pytest.mark.parametrize(
+    ("observed_at", "fetched_at"),
+    [
+        (b"", datetime(2026, 11, 30, 12, 0, tzinfo=UTC)),  # no observed_at: as new as the read
+        (b'"observed_at": "2026-03-02T09:00:00+08:00", ', datetime(2026, 3, 2, 1, 0, tzinfo=UTC)),
+        # A time in the future is taken as the read's time: a feed cannot keep its prices fresh.
+        (b'"observed_at": "2030-01-01T00:00:00Z", ', datetime(2026, 11, 30, 12, 0, tzinfo=UTC)),
+    ],
+)
+def test_a_static_feed_states_when_its_prices_were_observed(observed_at: bytes, fetched_at: datetime) -> None:
+    assert _fetched_at(b"{" + observed_at + ROW + b"}") == fetched_at
+
+
+def test_an_observed_at_without_a_utc_offset_fails_the_feed() -> None:
+    with pytest.raises(VendorFetchError, match="observed_at"):
+        _fetched_at(b'{"observed_at": "2026-03-02T09:00:00", ' + ROW + b"}")
