@@ -14,7 +14,8 @@ Rules (headers are matched by what they contain, so ``单价(元)`` is the price
 - 多卡打包: ``bundle``; 单价 per bundle-hour, 卡数 the cards in the bundle.
 - 包日 / 包周 / 包月: ``term``; 单价 per period for 卡数 cards (1 = per card, 8 = a whole machine).
 - sku is 规格编号 when given, else ``<型号>-<卡数>x-<hour|bundle|day|week|month>`` slugged.
-- 库存 (optional) is available cards; 互联 (optional) PCIe / NVLink / InfiniBand / RoCE, default PCIe.
+- 库存 (optional) is available cards; 互联 (optional) PCIe / NVLink / InfiniBand / RoCE / Ethernet,
+  default PCIe.
 
 Parsing and validation are vectorized in polars (a sheet can hold 100k rows); a bad row is dropped with
 its reason and line number, never the sheet. Only a missing column or an unreadable file fails the feed.
@@ -62,6 +63,7 @@ _INTERCONNECTS: dict[str, Interconnect] = {
     "ib": "infiniband",
     "infiniband": "infiniband",
     "roce": "roce",
+    "ethernet": "ethernet",
 }
 _MAX_CARDS = 1024
 _DETAILS = {
@@ -70,7 +72,7 @@ _DETAILS = {
     "invalid_count": "卡数 {cards!r} is not a whole number from 1 to 1024",
     "unknown_billing": "计费方式 {billing!r} is not one of " + "/".join(_BILLING),
     "invalid_stock": "库存 {stock!r} is not a whole number >= 0",
-    "unknown_interconnect": "互联 {interconnect!r} is not PCIe, NVLink, InfiniBand or RoCE",
+    "unknown_interconnect": "互联 {interconnect!r} is not PCIe, NVLink, InfiniBand, RoCE or Ethernet",
 }
 
 

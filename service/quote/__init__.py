@@ -6,12 +6,14 @@ package is a private helper module. No I/O, no clock, no environment.
 """
 
 from service.quote._engine import QuoteOptions, build_quote
+from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote._money import format_cny
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote._snapshot import Snapshot
 from service.quote._texts import hours_text, join_text, text
 
 __all__ = [
+    "DEFAULT_CROSS_CITY_MBPS",
     "DEFAULT_CROSS_NODE_FACTOR",
     "QuoteOptions",
     "Snapshot",

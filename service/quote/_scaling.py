@@ -11,9 +11,60 @@ Past the last point the curve knows nothing, so:
   factor per doubling of nodes, counted continuously (``f ** log2(n / A)``): 16 cards on 8-card nodes
   give 16 × (4.5/8 … 5.5/8) × 0.9 = 8.1–9.9. Counting doublings continuously rather than per whole node
   keeps the speed-up rising with every added card for any factor ≥ 0.5 (with whole nodes, 17 cards
-  would come out slower than 16).
+  would come out slower than 16); below 0.5 more nodes are slower than fewer, which is the point of such
+  a factor (a communication-heavy job over Ethernet).
 
-``expected`` is the midpoint of low and high. A caller's own points replace the default curve entirely.
+``expected`` is the midpoint of low and high.
+
+**Which curve and which factor** (``scaling_columns``): each offer's interconnect and the request's
+``workload.communication`` (light | moderate | heavy) choose them, unless the request replaces them.
+Precedence: the caller's measured points (``scaling: {"4": [...]}``) replace the in-machine curve and
+reach as far as they are measured, so a caller who measured 32 cards gets exactly that; a named profile
+(``scaling: "nvlink"``) replaces only the in-machine curve; ``workload.cross_node_factor`` replaces the
+derived cross-node factor. The quote's warnings name every derived figure's source (``scaling_notes``).
+
+In-machine curve (speed-up at 4 / 8 cards) by the machine's link:
+
+==========  ====================  ====================  ====================
+link        light                 moderate              heavy
+==========  ====================  ====================  ====================
+nvlink      3.5–3.9 / 6.7–7.8     2.8–3.2 / 4.5–5.5     2.8–3.2 / 4.5–5.5
+pcie        2.8–3.2 / 4.5–5.5     2.8–3.2 / 4.5–5.5     1.8–2.6 / 2.4–4.0
+fabric      2.8–3.2 / 4.5–5.5     2.8–3.2 / 4.5–5.5     1.8–3.2 / 2.4–5.5
+==========  ====================  ====================  ====================
+
+- 2.8–3.2 / 4.5–5.5: the Jiangsu article's rule of thumb, the default for moderate jobs everywhere.
+- NVLink, light: NVIDIA DeepLearningExamples (Translation/Transformer README), efficiency 0.87–0.97 at
+  4 cards and 0.84–0.98 at 8 on 8×V100 / 8×A100 NVLink. NVLink, heavy: the Shenzhen article (通信密集的
+  任务，单机 NVLink 通常更快) keeps it at the article's rule rather than below.
+- PCIe, heavy: consumer cards on PCIe without peer-to-peer, large model: efficiency can fall below 0.5
+  at 8 cards (public blog measurements in DOMAIN.md), the ``comm_heavy`` profile.
+- fabric (an offer whose feed names its cluster fabric, InfiniBand / RoCE / Ethernet, not the link inside
+  its machines): the article's rule, and for heavy jobs the span from PCIe-heavy to NVLink-heavy, since
+  the link inside is not known.
+
+Cross-node factor (efficiency kept per doubling of nodes) ``f = 1 / (1 + o × c × b)``, where
+``o = 1 / F − 1`` is the overhead per doubling at the operator's factor ``F`` (``GPUQUOTE_CROSS_NODE_FACTOR``,
+0.9: the low end of 0.88–0.93 over InfiniBand, DOMAIN.md), ``c`` the communication ratio and ``b`` the
+fabric's bandwidth ratio. At F = 0.9:
+
+============================  =========  ========  ========  ========
+fabric                        b          light     moderate  heavy
+============================  =========  ========  ========  ========
+infiniband, roce              1          0.964     0.9       0.75
+ethernet                      8          0.771     0.529     0.273
+pcie / nvlink (not stated)    1          0.964     0.9       0.75
+============================  =========  ========  ========  ========
+
+- ``c``: light 1/3, moderate 1, heavy 3. Horovod's README (25 Gb RoCE, 128 servers) measured 0.90
+  efficiency for ResNet-101 and 0.68 for VGG-16, whose dense gradients are much larger: the heavy job lost
+  about 3× as much; and DeepLearningExamples' BERT pretraining over InfiniBand kept 0.93 at 4 nodes and
+  0.88 at 16, 0.96–0.97 per doubling, a third of the moderate overhead (light).
+- ``b``: RDMA over InfiniBand or RoCE keeps 0.88–0.93 alike (DOMAIN.md); TCP over 25 GbE moves about
+  3 GB/s against 25 GB/s over 200 Gb InfiniBand, 8× less (DOMAIN.md), so communication takes 8× as long.
+  A heavy job across Ethernet nodes then runs slower than on one machine (32 cards on 4 nodes: 4 × 0.273²
+  = 0.30 of the 8-card speed), as the Shenzhen article warns (通信密集的任务，单机反而更稳).
+- A node-hour offer whose feed names no cluster fabric (pcie / nvlink) is taken at b = 1, as before.
 """
 
 from __future__ import annotations
@@ -26,15 +77,23 @@ from itertools import pairwise
 import numpy as np
 import numpy.typing as npt
 
-from schemas.quote import MAX_CARDS, Range, ScalingOverride
+from schemas.offer import Interconnect
+from schemas.quote import MAX_CARDS, Communication, Range, ScalingOverride
 from service.errors import InvalidRequest
 
 __all__ = [
+    "COMMUNICATION_RATIO",
     "DEFAULT_CARDS_PER_NODE",
     "DEFAULT_CROSS_NODE_FACTOR",
+    "FABRIC_BANDWIDTH_RATIO",
+    "IN_MACHINE_CURVES",
     "PROFILES",
+    "ScalingColumn",
+    "ScalingColumns",
     "ScalingCurve",
     "curve_from_override",
+    "derived_cross_node_factor",
+    "scaling_columns",
     "speedup_range",
     "speedup_table",
 ]
@@ -146,3 +205,143 @@ def speedup_table(
             )
             table[:, row, column] = (speedup.low, speedup.expected, speedup.high)
     return table[0], table[1], table[2]
+
+
+# The tables in the module docstring, with their sources there.
+COMMUNICATION_RATIO: Mapping[Communication, float] = {"light": 1 / 3, "moderate": 1.0, "heavy": 3.0}
+FABRIC_BANDWIDTH_RATIO: Mapping[Interconnect, float] = {"infiniband": 1.0, "roce": 1.0, "ethernet": 8.0}
+IN_MACHINE_CURVES: Mapping[str, Mapping[Communication, ScalingCurve]] = {
+    "nvlink": {"light": PROFILES["nvlink"], "moderate": PROFILES["default"], "heavy": PROFILES["default"]},
+    "pcie": {"light": PROFILES["default"], "moderate": PROFILES["default"], "heavy": PROFILES["comm_heavy"]},
+    "fabric": {
+        "light": PROFILES["default"],
+        "moderate": PROFILES["default"],
+        "heavy": ScalingCurve.from_points({4: (1.8, 3.2), 8: (2.4, 5.5)}),
+    },
+}
+# Message ids (``_texts``) naming each derived in-machine curve's source; the article's rule has none
+# (the summary's caveat already calls it an estimate).
+_CURVE_SOURCES: Mapping[tuple[str, Communication], str] = {
+    ("nvlink", "light"): "scaling_source_nvlink_light",
+    ("pcie", "heavy"): "scaling_source_pcie_heavy",
+    ("fabric", "heavy"): "scaling_source_fabric_heavy",
+}
+
+
+def _link(interconnect: Interconnect) -> str:
+    return interconnect if interconnect in {"nvlink", "pcie"} else "fabric"
+
+
+def derived_cross_node_factor(
+    interconnect: Interconnect, communication: Communication, operator_factor: float
+) -> float:
+    """``1 / (1 + o × c × b)``: the operator's overhead per doubling scaled by communication and fabric."""
+    overhead = (1 / operator_factor - 1) * COMMUNICATION_RATIO[communication]
+    return 1 / (1 + overhead * FABRIC_BANDWIDTH_RATIO.get(interconnect, 1.0))
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingColumn:
+    """One (machine size, interconnect) the offers share, with the curve and factor it runs on.
+
+    ``curve_source`` is a message id, or ``""`` for the article's rule; ``factor_from_caller`` says the
+    cross-node factor is the request's own.
+    """
+
+    machine_cards: int
+    interconnect: Interconnect
+    curve: ScalingCurve
+    cross_node_factor: float
+    curve_source: str
+    factor_from_caller: bool
+
+    def speedup(self, cards: int) -> Range:
+        return speedup_range(
+            cards, self.curve, cards_per_node=self.machine_cards, cross_node_factor=self.cross_node_factor
+        )
+
+    def spans_nodes(self, cards: int) -> bool:
+        """Whether ``cards`` pays the cross-node factor: past the curve's last point and one machine."""
+        return cards > max(self.curve.points[-1][0], self.machine_cards)
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingColumns:
+    """Speed-ups as (card count × column) arrays; ``code`` is each offer's column."""
+
+    columns: tuple[ScalingColumn, ...]
+    code: npt.NDArray[np.int64]
+    low: npt.NDArray[np.float64]
+    expected: npt.NDArray[np.float64]
+    high: npt.NDArray[np.float64]
+
+
+def _column(
+    machine_cards: int,
+    interconnect: Interconnect,
+    *,
+    override: ScalingOverride | None,
+    communication: Communication,
+    cross_node_factor: float | None,
+    operator_factor: float,
+) -> ScalingColumn:
+    link = _link(interconnect)
+    if override is None:
+        curve = IN_MACHINE_CURVES[link][communication]
+        source = _CURVE_SOURCES.get((link, communication), "")
+    else:
+        curve = curve_from_override(override)
+        source = "scaling_source_caller"
+    factor = (
+        cross_node_factor
+        if cross_node_factor is not None
+        else derived_cross_node_factor(interconnect, communication, operator_factor)
+    )
+    return ScalingColumn(
+        machine_cards=machine_cards,
+        interconnect=interconnect,
+        curve=curve,
+        cross_node_factor=factor,
+        curve_source=source,
+        factor_from_caller=cross_node_factor is not None,
+    )
+
+
+def scaling_columns(
+    card_counts: Sequence[int],
+    machine_cards: npt.NDArray[np.float64],
+    interconnects: Sequence[Interconnect],
+    *,
+    override: ScalingOverride | None,
+    communication: Communication,
+    cross_node_factor: float | None,
+    operator_factor: float,
+    serving: bool = False,
+) -> ScalingColumns:
+    """Each offer's column (its machine size and interconnect) and every column's speed-ups.
+
+    A serving job is never sped up: every speed-up is 1, whatever the cards (they hold the model and its
+    replicas; the hours are the wall-clock hours asked for).
+    """
+    keys = list(zip(machine_cards.astype(np.int64).tolist(), interconnects, strict=True))
+    distinct = sorted(set(keys))
+    index = {key: code for code, key in enumerate(distinct)}
+    code = np.array([index[key] for key in keys], dtype=np.int64)
+    columns = tuple(
+        _column(
+            cards,
+            interconnect,
+            override=override,
+            communication=communication,
+            cross_node_factor=cross_node_factor,
+            operator_factor=operator_factor,
+        )
+        for cards, interconnect in distinct
+    )
+    table = np.ones((3, len(card_counts), len(columns)))
+    if not serving:
+        for row, cards in enumerate(card_counts):
+            for at, column in enumerate(columns):
+                speedup = column.speedup(cards)
+                table[:, row, at] = (speedup.low, speedup.expected, speedup.high)
+    return ScalingColumns(columns=columns, code=code, low=table[0], expected=table[1], high=table[2])

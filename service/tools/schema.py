@@ -44,6 +44,7 @@ class ListOffersArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_f
 
     gpus: FilterList | None = None
     regions: FilterList | None = None
+    cities: FilterList | None = None
     vendors: FilterList | None = None
     pricing: Annotated[list[PricingKind], msgspec.Meta(max_length=4)] | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=OFFER_PAGE_MAX)] = OFFER_PAGE_DEFAULT
@@ -57,7 +58,21 @@ class VendorStatusArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown
 
 
 _QUOTE_NOTES = {
-    "workload.gpu_hours": "Wall-clock hours the job takes on ONE card of `reference_gpu`, e.g. 48.",
+    "workload.gpu_hours": "Wall-clock hours the job takes on ONE card of `reference_gpu`, e.g. 48. For a "
+    "batch job (the default `kind`); a serving job gives `hours` instead.",
+    "workload.kind": "batch (default): `gpu_hours` of work, shortened by more cards; serving: a model held "
+    "for `hours` of wall-clock time on the cards its memory needs × `replicas`, never shortened.",
+    "workload.hours": "For kind serving: wall-clock hours the model stays up, e.g. 720 for a month.",
+    "workload.replicas": "For kind serving: copies of the model served side by side (default 1).",
+    "workload.communication": "How much the job communicates between cards: light, moderate (default), "
+    "heavy (tensor/pipeline parallel, large dense gradients). With each offer's interconnect it sets the "
+    "speed-up; a heavy job across Ethernet nodes can be slower than one machine.",
+    "workload.cross_node_factor": "Efficiency kept per doubling of nodes past one machine (0–1], measured "
+    "on your cluster; replaces the factor derived from the offer's fabric and `communication`.",
+    "workload.data_city": "City where the job's data lives, e.g. nanjing or 南京; offers elsewhere add the "
+    "copy time of `dataset_gb` and warn of IO waits.",
+    "workload.dataset_gb": "Size of the job's data in GB: copy time for offers in another city, and "
+    "storage/traffic fees where the vendor lists them.",
     "workload.reference_gpu": "The GPU `gpu_hours` was measured on, e.g. rtx4090; hours convert to other "
     "models by each model's relative speed range (measured throughput to peak compute, GET /gpus), which "
     f"widens the hours and cost ranges. Ids: {_GPU_IDS}.",
@@ -74,6 +89,7 @@ _QUOTE_NOTES = {
     "keeps its 4-bit base), fp8, int8, int4. Full fine-tune and pre-train are not changed.",
     "gpus": f"Only these GPU models (ids or vendor spellings). Ids: {_GPU_IDS}.",
     "regions": "Only these regions, e.g. jiangsu, shenzhen.",
+    "cities": "Only these cities, e.g. suzhou, nanjing, shenzhen (also in Chinese: 苏州).",
     "vendors": "Only these vendor ids (the `vendor_status` tool lists them).",
     "pricing": "Only these billing models: per card-hour, per node-hour, multi-card bundle, prepaid term.",
     "min_gpu_memory_gb": "Only GPUs with at least this much memory per card, in GB.",
@@ -96,6 +112,7 @@ FIELD_NOTES: Mapping[type[msgspec.Struct], Mapping[str, str]] = {
     ListOffersArgs: {
         "gpus": f"Only these GPU models (ids or vendor spellings). Ids: {_GPU_IDS}.",
         "regions": "Only these regions, e.g. jiangsu, shenzhen.",
+        "cities": "Only these cities, e.g. suzhou, nanjing, shenzhen (also in Chinese: 苏州).",
         "vendors": "Only these vendor ids (the `vendor_status` tool lists them).",
         "pricing": "Only these billing models.",
         "limit": "Page size.",

@@ -1,11 +1,24 @@
-"""Speed-up ranges: the default curve, interpolation in log2(n), cross-node scaling, custom points."""
+"""Speed-up ranges: the default curve, interpolation in log2(n), cross-node scaling, custom points, and the
+curve and cross-node factor chosen by each offer's interconnect and the job's communication."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from schemas.offer import Interconnect
+from schemas.quote import Communication
 from service.errors import InvalidRequest
-from service.quote._scaling import PROFILES, ScalingCurve, curve_from_override, speedup_range, speedup_table
+from service.quote._scaling import (
+    IN_MACHINE_CURVES,
+    PROFILES,
+    ScalingCurve,
+    curve_from_override,
+    derived_cross_node_factor,
+    scaling_columns,
+    speedup_range,
+    speedup_table,
+)
 
 
 @pytest.mark.parametrize(
@@ -80,3 +93,55 @@ def test_speedup_table_by_card_count_and_machine_size() -> None:
 
 def test_curve_starts_at_one_card() -> None:
     assert ScalingCurve.from_points({8: (4.0, 6.0)}).points[0] == (1, 1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("interconnect", "communication", "factor"),
+    [
+        ("infiniband", "moderate", 0.9),  # the operator's factor itself
+        ("roce", "moderate", 0.9),
+        ("pcie", "moderate", 0.9),  # a node offer naming no fabric: as before
+        ("infiniband", "light", 27 / 28),  # 1 / (1 + (1/9) / 3)
+        ("infiniband", "heavy", 0.75),  # 1 / (1 + 3/9)
+        ("ethernet", "moderate", 9 / 17),  # 1 / (1 + 8/9)
+        ("ethernet", "heavy", 3 / 11),  # 1 / (1 + 24/9)
+    ],
+)
+def test_derived_cross_node_factor(
+    interconnect: Interconnect, communication: Communication, factor: float
+) -> None:
+    assert derived_cross_node_factor(interconnect, communication, 0.9) == pytest.approx(factor)
+
+
+def test_a_heavy_job_on_four_ethernet_nodes_is_slower_than_one_machine() -> None:
+    factor = derived_cross_node_factor("ethernet", "heavy", 0.9)
+    curve = IN_MACHINE_CURVES["fabric"]["heavy"]
+    one_machine = speedup_range(8, curve, cross_node_factor=factor).expected
+    four_nodes = speedup_range(32, curve, cross_node_factor=factor).expected
+    assert four_nodes == pytest.approx(4 * 3.95 * (3 / 11) ** 2)
+    assert four_nodes < one_machine == pytest.approx(3.95)
+
+
+def test_scaling_columns_by_machine_size_and_interconnect() -> None:
+    columns = scaling_columns(
+        [1, 8, 16],
+        np.array([8.0, 8.0, 8.0]),
+        ["ethernet", "infiniband", "ethernet"],
+        override=None,
+        communication="heavy",
+        cross_node_factor=None,
+        operator_factor=0.9,
+    )
+    assert columns.code.tolist() == [0, 1, 0]
+    assert [column.interconnect for column in columns.columns] == ["ethernet", "infiniband"]
+    assert columns.expected[2].tolist() == pytest.approx([2 * 3.95 * 3 / 11, 2 * 3.95 * 0.75])
+    caller = scaling_columns(
+        [16], np.array([8.0]), ["ethernet"], override={"8": (6.0, 6.0)}, communication="heavy",
+        cross_node_factor=1.0, operator_factor=0.9,
+    )  # fmt: skip
+    assert caller.expected[0, 0] == pytest.approx(12.0)  # the caller's curve and factor: 2 × 6 × 1
+    serving = scaling_columns(
+        [1, 8], np.array([8.0]), ["nvlink"], override=None, communication="light",
+        cross_node_factor=None, operator_factor=0.9, serving=True,
+    )  # fmt: skip
+    assert serving.expected.tolist() == [[1.0], [1.0]]  # replicas, never speed
