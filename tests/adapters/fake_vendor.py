@@ -12,7 +12,10 @@ reply with a 3xx ``status`` and a ``Location`` header.
 
 from __future__ import annotations
 
+import select
+import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -51,6 +54,14 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
     server: _Server
 
+    def setup(self) -> None:
+        super().setup()
+        self.server.fake.watch(self.connection, True)
+
+    def finish(self) -> None:
+        self.server.fake.watch(self.connection, False)
+        super().finish()
+
     def handle(self) -> None:
         try:
             super().handle()
@@ -60,8 +71,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         fake = self.server.fake
-        reply = fake.take(SeenRequest(self.path, {k.lower(): v for k, v in self.headers.items()}))
-        if reply.delay_s and fake.stopping.wait(reply.delay_s):
+        reply = fake.take(
+            SeenRequest(self.path, {k.lower(): v for k, v in self.headers.items()}), self.connection
+        )
+        try:
+            self._send(reply)
+        finally:
+            fake.watch(self.connection, True)  # back to reading its next request
+
+    def _send(self, reply: Reply) -> None:
+        if reply.delay_s and self.server.fake.stopping.wait(reply.delay_s):
             self.close_connection = True
             return
         try:
@@ -105,6 +124,7 @@ class FakeVendor:
         self._lock = threading.Lock()
         self.requests: list[SeenRequest] = []
         self.stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.fake = self
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01})
@@ -152,17 +172,45 @@ class FakeVendor:
         with self._lock:
             self._replies.pop(path, None)
 
-    def take(self, request: SeenRequest) -> Reply:
+    def take(self, request: SeenRequest, connection: socket.socket | None = None) -> Reply:
+        """The reply to ``request``, which is recorded; its ``connection`` is busy replying till watched again."""
         with self._lock:
             self.requests.append(request)
+            self._connections.discard(connection)
             queue = self._replies.get(request.path)
             if not queue:
                 return Reply(b"not found", status=404)
             return queue.pop(0) if len(queue) > 1 else queue[0]
 
+    def watch(self, connection: socket.socket, reading: bool) -> None:
+        """Whether ``connection`` is waiting for a request (unread bytes on it are a request coming)."""
+        with self._lock:
+            if reading:
+                self._connections.add(connection)
+            else:
+                self._connections.discard(connection)
+
     def hits(self, path: str) -> int:
+        """Requests for ``path`` so far, counted once the server has read every request a client has
+        sent: a client that timed out may return before the server (on a loaded machine) has read it."""
+        self._settle()
         with self._lock:
             return sum(1 for request in self.requests if request.path == path)
+
+    def _settle(self, timeout_s: float = 2.0) -> None:
+        """Until no connection waits in the backlog and no connection waiting for a request has bytes (or
+        its close) unread, seen twice in a row, or ``timeout_s`` has passed."""
+        deadline = time.monotonic() + timeout_s
+        quiet = 0
+        while quiet < 2 and time.monotonic() < deadline:
+            with self._lock:
+                sockets = [self._server.socket, *self._connections]
+            try:
+                pending, _, _ = select.select(sockets, [], [], 0)
+            except (OSError, ValueError):  # a connection closed meanwhile
+                pending = sockets
+            quiet = 0 if pending else quiet + 1
+            time.sleep(0.01)
 
     def close(self) -> None:
         self.stopping.set()
