@@ -106,7 +106,7 @@ class CatalogController(Controller):
     @get(
         "/offers/{offer_id:str}/history",
         operation_id="get_offer_history",
-        responses=problem_responses(400, 404, 503),
+        responses=problem_responses(404, 422, 503),
         summary="An offer's price changes",
         description="Each price the offer had, oldest first: new, changed and removed entries.",
     )

@@ -11,11 +11,19 @@ from typing import Any
 
 import msgspec
 from litestar import Controller, Request, post
-from litestar.exceptions import ClientException, SerializationException, ValidationException
 from litestar.params import JSONBody
 
 from schemas.quote import QuoteRequest, QuoteResponse
-from service.http.problems import problem_responses
+from service.errors import InvalidRequest
+from service.http.problems import (
+    BodyTooDeep,
+    DuplicateKey,
+    EmptyBody,
+    MalformedJson,
+    NotJson,
+    problem_responses,
+)
+from service.inputs import decode_json_input
 from service.services import Services
 
 __all__ = ["QuoteController"]
@@ -37,18 +45,10 @@ with `quotes: []` and the `excluded` counts by reason.
 """
 
 
-_REQUEST_DECODER = msgspec.json.Decoder(QuoteRequest)
+_DOCUMENT_DECODER = msgspec.json.Decoder()
 
 
-class _TooDeep(ClientException):
-    status_code = 400
-
-
-class _NotJson(ClientException):
-    status_code = 415
-
-
-class _DuplicateKey(Exception):
+class _DuplicateKeyFound(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
@@ -62,7 +62,7 @@ def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for key, value in pairs:
         if key in found:
-            raise _DuplicateKey(key)
+            raise _DuplicateKeyFound(key)
         found[key] = value
     return found
 
@@ -94,16 +94,27 @@ def _check_duplicate_keys(body: bytes) -> None:
     try:
         json.loads(body, object_pairs_hook=_refuse_duplicates)
     except RecursionError:
-        raise _TooDeep(detail="the JSON body is nested too deeply") from None
-    except _DuplicateKey as duplicate:
+        raise BodyTooDeep("the JSON body is nested too deeply") from None
+    except _DuplicateKeyFound as duplicate:
         try:
             path = _duplicate_path(json.loads(body, object_pairs_hook=_Pairs)) or duplicate.key
         except RecursionError:
             path = duplicate.key
-        raise ValidationException(
-            detail=f"duplicate key `{duplicate.key}`",
-            extra=[{"key": path, "message": f"duplicate key `{duplicate.key}`", "source": "body"}],
-        ) from None
+        raise DuplicateKey(f"duplicate key `{duplicate.key}`", field=path) from None
+
+
+def _check_document(body: bytes) -> None:
+    """The body is one JSON document of bounded depth without repeated keys, or a 400 saying why."""
+    try:
+        _DOCUMENT_DECODER.decode(body)
+    except msgspec.ValidationError:
+        pass  # well-formed, with a number too large for a float: the typed decode names its field
+    except msgspec.DecodeError as error:
+        # msgspec says where ("... (byte 27)"): that goes in the detail, the problem type stays one.
+        raise MalformedJson(f"the body is not valid JSON: {error}") from None
+    except RecursionError:
+        raise BodyTooDeep("the JSON body is nested too deeply") from None
+    _check_duplicate_keys(body)
 
 
 def _is_json(content_type: str) -> bool:
@@ -114,31 +125,35 @@ def _is_json(content_type: str) -> bool:
 
 
 class _QuoteBodyRequest(Request[Any, Any, Any]):
-    """The quote body's edge: JSON only (415 otherwise), bounded nesting, no duplicate keys, and the
-    field named when the body holds a number too large for a float.
+    """The quote body's edge, decoded here rather than by Litestar (whose conversion is lax: it would
+    take ``"48"`` for 48): JSON only (415 otherwise), not empty, one readable document of bounded depth
+    without repeated keys (400 otherwise), then strictly as ``QuoteRequest`` by ``service.inputs``, the
+    decoder the MCP tools and the command line use (a refused field is a 422 naming it).
 
-    Litestar decodes the body untyped first, and msgspec then reports ``1e400`` "at `$[...][...]`";
-    decoding it again typed (only on that failure) says "at `$.workload.gpu_hours`".
+    A body that is unreadable as a document is reported as such even when a field before the fault is
+    also wrong: the typed decode stops at the first wrong field, so on failure the document is checked
+    first. The decoded ``QuoteRequest`` passes through Litestar's own conversion unchanged.
     """
+
+    async def body(self) -> bytes:
+        # Litestar skips decoding an empty body (and would then report the handler's ``data`` missing).
+        body = await super().body()
+        if not body.strip():
+            raise EmptyBody("request body is empty; send the quote request as a JSON object")
+        return body
 
     async def json(self) -> Any:
         media_type = self.content_type[0]
         if media_type and not _is_json(media_type):
-            raise _NotJson(detail=f"send the body as application/json, not {media_type}")
+            raise NotJson(f"send the body as application/json, not {media_type}")
+        body = await self.body()
         try:
-            decoded = await super().json()
-        except SerializationException:
-            try:
-                _REQUEST_DECODER.decode(await self.body())
-            except msgspec.ValidationError as error:
-                raise ValidationException(detail=str(error)) from None
-            except (msgspec.DecodeError, RecursionError):
-                pass  # malformed JSON: the original error says where
+            request = decode_json_input(body, QuoteRequest)
+        except (InvalidRequest, msgspec.DecodeError, RecursionError):
+            _check_document(body)
             raise
-        except RecursionError:
-            raise _TooDeep(detail="the JSON body is nested too deeply") from None
-        _check_duplicate_keys(await self.body())
-        return decoded
+        _check_duplicate_keys(body)
+        return request
 
 
 class QuoteController(Controller):

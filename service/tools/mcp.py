@@ -6,9 +6,11 @@ same ``GPUQUOTE_*`` environment (``GPUQUOTE_REDIS_URL`` shares the service's pri
 reference catalog is loaded). Descriptions come from the routes' OpenAPI operations and input schemas from
 the Structs the routes decode (``service.tools.schema``).
 
-Arguments are decoded with msgspec exactly as the HTTP body is. A mistake the caller can fix (a field out
-of range, an unknown GPU) is a tool result with ``isError`` naming the field, so the model can correct its
-call; an unknown tool name is a protocol error. stdout carries the protocol: logs go to stderr.
+Arguments are decoded exactly as the HTTP body is (``service.inputs``: strictly, so ``"48"`` is not a
+number). A mistake the caller can fix (a field of the wrong type or out of range, an unknown GPU) is a tool
+result with ``isError`` reading ``<field>: <reason>``, the field's JSON path and the same sentence
+``POST /quote`` puts in its problem's ``errors``, so the model can correct its call; an unknown tool name
+is a protocol error. stdout carries the protocol: logs go to stderr.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from schemas.api import OfferPage, VendorList
 from schemas.quote import QuoteRequest, QuoteResponse
 from service import VERSION
 from service.errors import GpuquoteError
+from service.inputs import convert_input
 from service.names import BODY_FIELDS, NameQuery, resolve_names
 from service.services import AppServices, build_services
 from service.services.offers import OfferFilter, known_names, list_offers, vendor_freshness
@@ -55,6 +58,7 @@ async def _list_offers(services: AppServices, args: ListOffersArgs) -> OfferPage
     query = OfferFilter(
         gpus=args.gpus or (),
         regions=args.regions or (),
+        cities=args.cities or (),
         vendors=args.vendors or (),
         pricing=args.pricing or (),
     )
@@ -136,10 +140,8 @@ async def call_tool(
     if tool is None:
         raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}; tools: {', '.join(TOOLS)}")
     try:
-        args = msgspec.convert(dict(arguments or {}), tool.args_type)
+        args = convert_input(dict(arguments or {}), tool.args_type)
         return _success(await tool.run(services, args))
-    except msgspec.ValidationError as error:
-        return _failure(f"invalid arguments: {error}")
     except GpuquoteError as error:
         reason = getattr(error, "reason", None)
         return _failure(f"{error.field}: {reason}" if error.field and reason else error.detail)

@@ -72,13 +72,13 @@ async def test_nothing_fits_is_200_with_counts(client: Client) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "field"),
     [
-        ({"workload": {"gpu_hours": 0}}, 400, "workload.gpu_hours"),
-        ({"workload": {"gpu_hours": 1}, "card_counts": []}, 400, "card_counts"),
-        ({"workload": {"gpu_hours": 1}, "card_counts": [2048]}, 400, "card_counts[0]"),
+        ({"workload": {"gpu_hours": 0}}, 422, "workload.gpu_hours"),
+        ({"workload": {"gpu_hours": 1}, "card_counts": []}, 422, "card_counts"),
+        ({"workload": {"gpu_hours": 1}, "card_counts": [2048]}, 422, "card_counts[0]"),
         ({"workload": {"gpu_hours": 1}, "scaling": {"4": [3.2, 2.8]}}, 422, "scaling"),
         ({"workload": {"gpu_hours": 1, "reference_gpu": "rtx9999"}}, 422, "workload.reference_gpu"),
         ({"workload": {"gpu_hours": 1}, "regions": ["beijing"]}, 422, "regions"),
-        ({"workload": {"gpu_hours": 1}, "surprise": True}, 400, "surprise"),
+        ({"workload": {"gpu_hours": 1}, "surprise": True}, 422, "surprise"),
     ],
 )
 async def test_bad_input_is_a_4xx_naming_the_field(
@@ -100,7 +100,7 @@ async def test_infinite_hours_are_rejected(client: Client) -> None:
     response = await client.post(
         "/quote", content=b'{"workload": {"gpu_hours": 1e400}}', headers={"content-type": "application/json"}
     )
-    assert response.status_code == 400
+    assert response.status_code == 422
     assert "gpu_hours" in json.dumps(response.json())
 
 

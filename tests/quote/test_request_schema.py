@@ -38,7 +38,7 @@ def test_scaling_accepts_points_or_a_profile() -> None:
         ({"workload": {"gpu_hours": -3}}, "workload.gpu_hours", "must be a number ≥ 0.001"),
         ({"workload": {"gpu_hours": 1e300}}, "workload.gpu_hours", "must be a number ≤ 10000000"),
         ({"workload": {"gpu_hours": "48"}}, "workload.gpu_hours", "must be a number, got text"),
-        ({"workload": {}}, "workload.gpu_hours", "is required"),
+        ({"workload": {"kind": "serving", "hours": "2"}}, "workload.hours", "must be a number, got text"),
         ({}, "workload", "is required"),
         ({"workload": {"gpu_hours": 1}, "card_counts": []}, "card_counts", "must be a list of at least 1 item"),
         ({"workload": {"gpu_hours": 1}, "card_counts": [0]}, "card_counts[0]", "must be a whole number ≥ 1"),
