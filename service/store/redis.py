@@ -76,7 +76,22 @@ if stype ~= 'none' and stype ~= 'hash' then
 end
 return {bad_version, bad_status}
 """
+# Appends one price change per key (ARGV[1] is MAXLEN, ARGV[i + 1] the i-th key's entry); a key that
+# holds something other than a stream is deleted first, so its XADD can succeed. Returns those keys.
+_HISTORY_SCRIPT = """
+local reset = {}
+for i, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key)['ok']
+  if kind ~= 'none' and kind ~= 'stream' then
+    redis.call('DEL', key)
+    reset[#reset + 1] = key
+  end
+  redis.call('XADD', key, 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1])
+end
+return reset
+"""
 _READ_ATTEMPTS = 5
+_HISTORY_CHUNK = 5_000  # XADDs per pipeline round trip when a write appends price changes
 _DECODE_ERRORS = (msgspec.DecodeError, ValueError, TypeError, OverflowError)
 
 RedisClient = aioredis.Redis | RedisCluster
@@ -284,52 +299,55 @@ class RedisPriceStore:
         return self._checked_version(what, results)
 
     def _checked_version(self, what: str, results: list[Any]) -> int:
-        history_failures = [r for r in results[:-2] if isinstance(r, Exception)]
-        for failure in history_failures:
-            logger.warning("price store: %s: a history entry was not written: %s", what, failure)
+        for failure in (r for r in results[:-2] if isinstance(r, Exception)):
+            logger.warning("price store: %s: a command failed: %s", what, failure)
         if isinstance(results[-1], Exception):
             raise StoreUnavailable(f"redis {what} failed: {results[-1]}")
         return int(results[-1])
 
     async def write_vendor(self, vendor: str, offers: Sequence[Offer], status: VendorStatus) -> int:
+        """The vendor's offers, status and the version in one MULTI/EXEC, then its price changes.
+
+        The history streams are an append-only log, appended after the atomic write by a script per
+        ``_HISTORY_CHUNK`` changes (one MULTI holding 100,000 XADDs, after 100,000 TYPE checks, was the
+        slowest part of a big sheet's first write). Readers never see a change before the price it
+        records is served. A crash or a Redis failure between the two leaves the new prices served and
+        their changes missing from the history (the next refresh compares against the new prices, so
+        they are not added again); it is logged, and the write still counts as done.
+        """
         vendor_key = self._vendor_prefix + vendor
         try:
             previous = await self._previous_offers(vendor_key)
-            changes = price_changes(previous, offers, datetime.now(UTC))
-            await self._clear_broken_history([change.offer_id for change in changes])
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis write of vendor {vendor} failed: {error}") from error
+        changes = price_changes(previous, offers, datetime.now(UTC))
 
         def queue(pipe: Any) -> None:
             pipe.set(vendor_key, offers_encoder.encode(list(offers)))
             pipe.hset(self._status_key, vendor, offers_encoder.encode(status))
-            for change in changes:
-                pipe.xadd(
-                    self._history_prefix + change.offer_id,
-                    {"e": offers_encoder.encode(change)},
-                    maxlen=self._history_max_entries,
-                    approximate=True,
+
+        version = await self._write(f"write of vendor {vendor}", queue)
+        await self._append_history(vendor, changes)
+        return version
+
+    async def _append_history(self, vendor: str, changes: Sequence[PriceChange]) -> None:
+        maxlen = str(self._history_max_entries)
+        for start in range(0, len(changes), _HISTORY_CHUNK):
+            chunk = changes[start : start + _HISTORY_CHUNK]
+            keys = [self._history_prefix + change.offer_id for change in chunk]
+            payloads = [offers_encoder.encode(change) for change in chunk]
+            try:
+                reset = await self._client.eval(_HISTORY_SCRIPT, len(keys), *keys, maxlen, *payloads)
+            except (RedisError, OSError) as error:
+                logger.warning(
+                    "price store: vendor %s: %d price changes not added to the history: %s",
+                    vendor,
+                    len(changes) - start,
+                    error,
                 )
-
-        return await self._write(f"write of vendor {vendor}", queue)
-
-    async def _clear_broken_history(self, offer_ids: Sequence[str]) -> None:
-        """A history key that is not a stream would fail its XADD: it is dropped before the write."""
-        if not offer_ids:
-            return
-        pipe = self._client.pipeline(transaction=False)
-        for offer_id in offer_ids:
-            pipe.type(self._history_prefix + offer_id)
-        types = await pipe.execute(raise_on_error=False)
-        broken = [
-            self._history_prefix + offer_id
-            for offer_id, kind in zip(offer_ids, types, strict=True)
-            if not isinstance(kind, Exception) and _text(kind) not in {"stream", "none"}
-        ]
-        if broken:
-            for key in broken:
-                self._fault("history", key, "not a stream; resetting it")
-            await self._client.delete(*broken)
+                return
+            for key in reset or ():
+                self._fault("history", _text(key), "not a stream; reset it")
 
     async def write_status(self, status: VendorStatus) -> int:
         def queue(pipe: Any) -> None:
