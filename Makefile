@@ -7,6 +7,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
+BENCH_REDIS_PORT ?= 46379
 
 .PHONY: run test check lint typecheck pytest bench openapi system-deps clean
 
@@ -42,14 +43,24 @@ system-deps:
 	@command -v redis-server >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; \
 	  else echo "redis-server not found: install it (apt-get install redis-server) or set GPUQUOTE_TEST_REDIS_URL"; fi; }
+	@# wrk is the load generator of `make bench` (bench/http_load.py).
+	@command -v wrk >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq wrk >/dev/null; \
+	  else echo "wrk not found: install it (apt-get install wrk) for make bench"; fi; }
 	@# The explorer's browser tests drive the system chromium (Playwright cannot download browsers here).
 	@test -x /usr/bin/chromium || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else echo "/usr/bin/chromium not found: install it (apt-get install chromium) for the explorer tests"; fi; }
 
-bench: $(STAMP)
+# wrk drives the HTTP benchmark (loopback only); redis-server backs the refresh benchmark's Redis write.
+bench: $(STAMP) system-deps
 	$(BIN)/python bench/quote.py
-	$(BIN)/python bench/refresh.py
+	$(BIN)/python bench/http_load.py
+	@port=$(BENCH_REDIS_PORT); \
+	  redis-server --port $$port --bind 127.0.0.1 --save "" --appendonly no --daemonize yes \
+	    --pidfile /tmp/gpuquote-bench-redis-$$port.pid >/dev/null && sleep 0.5; \
+	  $(BIN)/python bench/refresh.py --redis-url redis://127.0.0.1:$$port/0; status=$$?; \
+	  kill $$(cat /tmp/gpuquote-bench-redis-$$port.pid); exit $$status
 
 openapi: $(STAMP)
 	$(BIN)/gpuquote openapi
