@@ -93,7 +93,9 @@ _QUOTE_NOTES = {
     "vendors": "Only these vendor ids (the `vendor_status` tool lists them).",
     "pricing": "Only these billing models: per card-hour, per node-hour, multi-card bundle, prepaid term.",
     "min_gpu_memory_gb": "Only GPUs with at least this much memory per card, in GB.",
-    "card_counts": "Card counts to price every offer at; default [1, 2, 4, 8, 16].",
+    "card_counts": "Card counts to price every offer at; left out, every count each offer sells (within a "
+    "machine, whole nodes of a cluster, up to the service's cap) and, with a deadline, the fewest cards "
+    "that meet it.",
     "deadline_hours": "Leave out options that take longer than this many wall-clock hours.",
     "budget_cny": "Leave out options that cost more than this many yuan (CNY).",
     "rank_by": "cost: cheapest first; time: fastest first; value: cost plus hours × "
