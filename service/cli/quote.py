@@ -21,6 +21,7 @@ import msgspec
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.errors import InvalidRequest
+from service.inputs import convert_input
 from service.quote import format_cny, hours_text, join_text, text
 from service.services import build_services
 from service.settings import Settings
@@ -34,12 +35,23 @@ _COLUMNS = ("rank", "gpu", "cards", "offer", "pricing", "hours", "cost", "card_h
 # Request fields (as the API names them) → the flag that sets them here.
 _FLAGS = {
     "workload.gpu_hours": "--gpu-hours",
+    "workload.hours": "--serving-hours",
+    "workload.kind": "--serving-hours",
+    "workload.replicas": "--replicas",
     "workload.reference_gpu": "--reference-gpu",
+    "workload.speed_ratios": "--speed-ratio",
     "workload.model_params_b": "--params-b",
+    "workload.model": "--model",
+    "workload.precision": "--precision",
     "workload.task": "--task",
+    "workload.communication": "--communication",
+    "workload.cross_node_factor": "--cross-node-factor",
+    "workload.data_city": "--data-city",
+    "workload.dataset_gb": "--dataset-gb",
     "workload": "--gpu-hours",
     "gpus": "--gpu",
     "regions": "--region",
+    "cities": "--city",
     "vendors": "--vendor",
     "pricing": "--pricing",
     "card_counts": "--cards",
@@ -50,15 +62,6 @@ _FLAGS = {
     "scaling": "--scaling",
     "limit": "--limit",
     "lang": "--lang",
-}
-_AT_PATH = re.compile(r"^(?P<reason>.*?)(?: - at `\$\.?(?P<path>[^`]*)`)?$", re.DOTALL)
-_EXPECTED = re.compile(r"^Expected `(?P<type>[a-z]+)`(?P<bound>.*)$")
-_TYPE_WORDS = {
-    "float": "a number",
-    "int": "a whole number",
-    "str": "text",
-    "array": "a list",
-    "object": "a JSON object",
 }
 
 
@@ -76,20 +79,21 @@ def _flag(field: str) -> str:
     return _FLAGS.get(field, "--" + field.replace("_", "-") if field else "arguments")
 
 
-def _sentence(reason: str) -> str:
-    """msgspec's ``Expected `float` > 0`` as ``must be a number > 0``."""
-    if match := _EXPECTED.match(reason):
-        return f"must be {_TYPE_WORDS.get(match['type'], match['type'])}{match['bound']}"
-    return reason[:1].lower() + reason[1:]
+def argument_error(error: InvalidRequest) -> ArgumentError:
+    """The request's error (the same sentence every surface gives), told in this command's own flags."""
+    return ArgumentError(_flag(error.field or ""), error.reason)
 
 
-def argument_error(error: msgspec.ValidationError | InvalidRequest) -> ArgumentError:
-    """The request's validation error, told in this command's own flags."""
-    if isinstance(error, InvalidRequest):
-        return ArgumentError(_flag(error.field or ""), error.reason)
-    match = _AT_PATH.match(str(error))
-    path, reason = (match["path"] or "", match["reason"]) if match else ("", str(error))
-    return ArgumentError(_flag(path), _sentence(reason))
+def _speed_ratios(values: list[str] | None) -> dict[str, Any] | None:
+    """``--speed-ratio h800=3.2`` (repeated or comma-separated) → ``{"h800": 3.2}``."""
+    ratios: dict[str, Any] = {}
+    for item in _names(values) or []:
+        gpu, _, ratio = item.partition("=")
+        try:
+            ratios[gpu.strip()] = float(ratio)
+        except ValueError:
+            raise ArgumentError("--speed-ratio", f"{item!r} is not GPU=RATIO, e.g. h800=3.2") from None
+    return ratios or None
 
 
 def _card_counts(value: str | None) -> list[int] | None:
@@ -124,13 +128,29 @@ def _scaling(value: str | None) -> Any:
 def build_request(args: argparse.Namespace) -> QuoteRequest:
     """The ``QuoteRequest`` the arguments describe; raises ``ArgumentError`` naming the flag."""
     gpus = _names(args.gpu)
-    reference = args.reference_gpu or (gpus[0] if gpus and len(gpus) == 1 else None)
-    workload = {"gpu_hours": args.gpu_hours, "reference_gpu": reference, "model_params_b": args.params_b,
-                "task": args.task}  # fmt: skip
+    serving = args.serving_hours is not None
+    reference = args.reference_gpu or (gpus[0] if gpus and len(gpus) == 1 and not serving else None)
+    workload = {
+        "gpu_hours": args.gpu_hours,
+        "kind": "serving" if serving else None,
+        "hours": args.serving_hours,
+        "replicas": args.replicas,
+        "reference_gpu": reference,
+        "speed_ratios": _speed_ratios(args.speed_ratio),
+        "model_params_b": args.params_b,
+        "model": args.model,
+        "precision": args.precision,
+        "task": args.task or ("inference" if serving else None),
+        "communication": args.communication,
+        "cross_node_factor": args.cross_node_factor,
+        "data_city": args.data_city,
+        "dataset_gb": args.dataset_gb,
+    }
     raw: dict[str, Any] = {
         "workload": {key: value for key, value in workload.items() if value is not None},
         "gpus": gpus,
         "regions": _names(args.region),
+        "cities": _names(args.city),
         "vendors": _names(args.vendor),
         "pricing": _names(args.pricing),
         "card_counts": _card_counts(args.cards),
@@ -143,8 +163,8 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "lang": args.lang,
     }
     try:
-        return msgspec.convert({key: value for key, value in raw.items() if value is not None}, QuoteRequest)
-    except msgspec.ValidationError as error:
+        return convert_input({key: value for key, value in raw.items() if value is not None}, QuoteRequest)
+    except InvalidRequest as error:
         raise argument_error(error) from None
 
 
@@ -236,15 +256,27 @@ def run_quote_command(args: argparse.Namespace) -> int:
 def add_quote_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``quote`` sub-command to ``commands`` (an ``add_subparsers()`` result)."""
     quote = commands.add_parser("quote", help="rank every way to run a GPU job by cost and time")
-    quote.add_argument("--gpu-hours", type=float, required=True, help="wall-clock hours on ONE card")
+    quote.add_argument("--gpu-hours", type=float, help="a batch job: its wall-clock hours on ONE card")
+    quote.add_argument("--serving-hours", type=float, help="a serving job instead: wall-clock hours to serve")
+    quote.add_argument("--replicas", type=int, help="serving replicas (default 1)")
     quote.add_argument("--gpu", action="append", help="GPU id(s) to consider, e.g. rtx4090 (comma-separated)")
     quote.add_argument("--reference-gpu", help="GPU the hours were measured on (default: the one --gpu)")
-    quote.add_argument("--cards", help="card counts, comma-separated (default 1,2,4,8,16)")
-    quote.add_argument("--region", action="append", help="region(s), e.g. jiangsu")
+    quote.add_argument("--cards", help="card counts, comma-separated (default: every count an offer sells)")
+    quote.add_argument(
+        "--speed-ratio", action="append", help="measured speed vs the reference, e.g. h800=3.2"
+    )
+    quote.add_argument("--region", action="append", help="region(s), e.g. jiangsu or 江苏")
+    quote.add_argument("--city", action="append", help="city(ies), e.g. suzhou or 苏州")
     quote.add_argument("--vendor", action="append", help="vendor id(s)")
     quote.add_argument("--pricing", action="append", help="card_hour, node_hour, bundle, term")
     quote.add_argument("--params-b", type=float, help="model size, billions of parameters")
+    quote.add_argument("--model", help="a named model instead of --params-b, e.g. qwen2.5-72b")
+    quote.add_argument("--precision", help="bf16, fp8, int8, int4 (bytes per weight)")
     quote.add_argument("--task", help="inference, lora, qlora, full_finetune, pretrain")
+    quote.add_argument("--communication", help="light, moderate (default), heavy")
+    quote.add_argument("--cross-node-factor", type=float, help="measured scaling kept per node doubling")
+    quote.add_argument("--data-city", help="where the data lives, e.g. nanjing or 南京")
+    quote.add_argument("--dataset-gb", type=float, help="data size to copy to another city")
     quote.add_argument("--deadline-hours", type=float)
     quote.add_argument("--budget-cny", type=float)
     quote.add_argument("--time-value", type=float, help="CNY one hour of waiting costs (for --rank-by value)")

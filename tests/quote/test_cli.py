@@ -78,16 +78,16 @@ def test_quote_command_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bad_argument_exits_2_naming_the_field(capsys: pytest.CaptureFixture[str]) -> None:
     args = _parse("--gpu-hours", "-1")
     assert args.handler(args) == 2
-    assert capsys.readouterr().err.strip() == "gpuquote quote: --gpu-hours: must be a number >= 0.001"
+    assert capsys.readouterr().err.strip() == "gpuquote quote: --gpu-hours: must be a number ≥ 0.001"
 
 
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
         (("--cards", "4,x"), "--cards: 'x' is not a whole number of cards; give counts like 1,4,8"),
-        (("--cards", "0"), "--cards: must be a whole number >= 1"),
+        (("--cards", "0"), "--cards: must be a whole number ≥ 1"),
         (("--budget-cny", "-5"), "--budget-cny: must be a number > 0"),
-        (("--limit", "0"), "--limit: must be a whole number >= 1"),
+        (("--limit", "0"), "--limit: must be a whole number ≥ 1"),
         (("--scaling", "{bad"), "--scaling: is not valid JSON"),
         (("--pricing", "hourly"), "--pricing: "),
     ],
@@ -109,3 +109,42 @@ def test_engine_errors_name_the_flag(capsys: pytest.CaptureFixture[str]) -> None
     error = capsys.readouterr().err
     assert error.startswith("gpuquote quote: --region: ")
     assert "jiangsu" in error  # the valid names are listed
+
+
+def test_new_inputs_reach_the_request() -> None:
+    built = build_request(
+        _parse(
+            "--gpu-hours", "48", "--gpu", "rtx4090,h800", "--reference-gpu", "rtx4090",
+            "--speed-ratio", "h800=3.2", "--city", "苏州", "--model", "qwen2.5-14b", "--precision", "int4",
+            "--task", "inference", "--communication", "heavy", "--data-city", "nanjing", "--dataset-gb", "500",
+        )
+    )  # fmt: skip
+    workload = built.workload
+    assert workload.speed_ratios == {"h800": 3.2}
+    assert (workload.model, workload.precision, workload.communication) == ("qwen2.5-14b", "int4", "heavy")
+    assert (workload.data_city, workload.dataset_gb, built.cities) == ("nanjing", 500.0, ["苏州"])
+
+
+def test_serving_hours_make_a_serving_request() -> None:
+    built = build_request(_parse("--serving-hours", "720", "--replicas", "2", "--params-b", "70.6"))
+    workload = built.workload
+    assert (workload.kind, workload.hours, workload.replicas, workload.task) == (
+        "serving",
+        720.0,
+        2,
+        "inference",
+    )
+    assert workload.gpu_hours is None and workload.reference_gpu is None
+
+
+@pytest.mark.usefixtures("embedded_store")
+def test_a_job_without_hours_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parse("--gpu", "rtx4090")
+    assert args.handler(args) == 2
+    assert capsys.readouterr().err.startswith("gpuquote quote: --gpu-hours: ")
+
+
+def test_a_bad_speed_ratio_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parse("--gpu-hours", "48", "--speed-ratio", "h800")
+    assert args.handler(args) == 2
+    assert capsys.readouterr().err.startswith("gpuquote quote: --speed-ratio: 'h800' is not GPU=RATIO")
