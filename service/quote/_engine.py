@@ -153,9 +153,9 @@ def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | 
     needed = resolved.memory_needed_gb
     if needed is None:
         return None
-    memory_by_gpu = {offer.gpu: float(offer.gpu_memory_gb) for offer in snapshot.offers}
-    gpus = sorted(memory_by_gpu)
-    fewest = min_cards(needed, np.array([memory_by_gpu[gpu] for gpu in gpus])) if gpus else np.ones(0)
+    memory_by_gpu = snapshot.tables.memory_by_gpu  # sorted by GPU id
+    gpus = list(memory_by_gpu)
+    fewest = min_cards(needed, np.array(list(memory_by_gpu.values()))) if gpus else np.ones(0)
     return MemoryNeed(
         needed_gb=round(needed, 2),
         min_cards={gpu: int(cards) for gpu, cards in zip(gpus, fewest, strict=True)},

@@ -45,7 +45,7 @@ from service.quote._locality import copy_hours, data_fees, elsewhere
 from service.quote._memory import min_cards
 from service.quote._money import cents_array
 from service.quote._resolve import ResolvedRequest
-from service.quote._scaling import ScalingColumns, scaling_columns
+from service.quote._scaling import ScalingColumns, speedup_columns
 from service.quote._tables import OfferTables
 
 __all__ = ["Evaluation", "Figure", "evaluate"]
@@ -230,11 +230,11 @@ def evaluate(
     workload = request.workload
 
     def speedups_at(card_counts: Sequence[int]) -> ScalingColumns:
-        return scaling_columns(
+        return speedup_columns(
             card_counts,
-            tables.machine_cards,
-            [offer.interconnect for offer in tables.offers],
-            override=request.scaling,
+            tables.scaling_keys,
+            tables.scaling_code,
+            curve=None if request.scaling is None else resolved.curve,
             communication=workload.communication,
             cross_node_factor=workload.cross_node_factor,
             operator_factor=cross_node_factor,

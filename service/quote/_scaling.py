@@ -69,6 +69,7 @@ pcie / nvlink (not stated)    1          0.964     0.9       0.75
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -91,9 +92,11 @@ __all__ = [
     "ScalingColumn",
     "ScalingColumns",
     "ScalingCurve",
+    "column_keys",
     "curve_from_override",
     "derived_cross_node_factor",
     "scaling_columns",
+    "speedup_columns",
     "speedup_range",
     "speedup_table",
 ]
@@ -280,17 +283,17 @@ def _column(
     machine_cards: int,
     interconnect: Interconnect,
     *,
-    override: ScalingOverride | None,
+    curve: ScalingCurve | None,
     communication: Communication,
     cross_node_factor: float | None,
     operator_factor: float,
 ) -> ScalingColumn:
+    """The column's curve (the caller's ``curve``, else derived by link) and cross-node factor."""
     link = _link(interconnect)
-    if override is None:
+    if curve is None:
         curve = IN_MACHINE_CURVES[link][communication]
         source = _CURVE_SOURCES.get((link, communication), "")
     else:
-        curve = curve_from_override(override)
         source = "scaling_source_caller"
     factor = (
         cross_node_factor
@@ -305,6 +308,81 @@ def _column(
         curve_source=source,
         factor_from_caller=cross_node_factor is not None,
     )
+
+
+ColumnKey = tuple[int, Interconnect]
+
+
+def column_keys(
+    machine_cards: npt.NDArray[np.float64], interconnects: Sequence[Interconnect]
+) -> tuple[tuple[ColumnKey, ...], npt.NDArray[np.int64]]:
+    """The distinct (machine size, interconnect) pairs, sorted, and each row's index among them.
+
+    They depend on the offers alone, so the offer tables hold them (``OfferTables.scaling_keys``).
+    """
+    keys = list(zip(machine_cards.astype(np.int64).tolist(), interconnects, strict=True))
+    distinct = tuple(sorted(set(keys)))
+    index = {key: code for code, key in enumerate(distinct)}
+    return distinct, np.array([index[key] for key in keys], dtype=np.int64)
+
+
+# The columns and their speed-up tables are pure functions of a few small values that repeat from request
+# to request (the snapshot's column keys, the communication, the counts each offer sells), so they are
+# worked out once and looked up after: a request gathers from them instead of walking counts × columns.
+@functools.lru_cache(maxsize=256)
+def _columns(
+    keys: tuple[ColumnKey, ...],
+    curve: ScalingCurve | None,
+    communication: Communication,
+    cross_node_factor: float | None,
+    operator_factor: float,
+) -> tuple[ScalingColumn, ...]:
+    return tuple(
+        _column(
+            cards,
+            interconnect,
+            curve=curve,
+            communication=communication,
+            cross_node_factor=cross_node_factor,
+            operator_factor=operator_factor,
+        )
+        for cards, interconnect in keys
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _speedup_block(
+    columns: tuple[ScalingColumn, ...], card_counts: tuple[int, ...]
+) -> npt.NDArray[np.float64]:
+    """``(3, counts, columns)``: low / expected / high speed-up of each count on each column; read-only."""
+    table = np.empty((3, len(card_counts), len(columns)))
+    for row, cards in enumerate(card_counts):
+        for at, column in enumerate(columns):
+            speedup = column.speedup(cards)
+            table[:, row, at] = (speedup.low, speedup.expected, speedup.high)
+    table.flags.writeable = False
+    return table
+
+
+def speedup_columns(
+    card_counts: Sequence[int],
+    keys: tuple[ColumnKey, ...],
+    code: npt.NDArray[np.int64],
+    *,
+    curve: ScalingCurve | None,
+    communication: Communication,
+    cross_node_factor: float | None,
+    operator_factor: float,
+    serving: bool = False,
+) -> ScalingColumns:
+    """``scaling_columns`` over column keys prepared once per snapshot (``column_keys``); ``curve`` is the
+    caller's (``curve_from_override``), None for the curves derived by link and communication."""
+    columns = _columns(keys, curve, communication, cross_node_factor, operator_factor)
+    if serving:
+        table = np.ones((3, len(card_counts), len(columns)))
+    else:
+        table = _speedup_block(columns, tuple(card_counts))
+    return ScalingColumns(columns=columns, code=code, low=table[0], expected=table[1], high=table[2])
 
 
 def scaling_columns(
@@ -323,25 +401,14 @@ def scaling_columns(
     A serving job is never sped up: every speed-up is 1, whatever the cards (they hold the model and its
     replicas; the hours are the wall-clock hours asked for).
     """
-    keys = list(zip(machine_cards.astype(np.int64).tolist(), interconnects, strict=True))
-    distinct = sorted(set(keys))
-    index = {key: code for code, key in enumerate(distinct)}
-    code = np.array([index[key] for key in keys], dtype=np.int64)
-    columns = tuple(
-        _column(
-            cards,
-            interconnect,
-            override=override,
-            communication=communication,
-            cross_node_factor=cross_node_factor,
-            operator_factor=operator_factor,
-        )
-        for cards, interconnect in distinct
+    keys, code = column_keys(machine_cards, interconnects)
+    return speedup_columns(
+        card_counts,
+        keys,
+        code,
+        curve=None if override is None else curve_from_override(override),
+        communication=communication,
+        cross_node_factor=cross_node_factor,
+        operator_factor=operator_factor,
+        serving=serving,
     )
-    table = np.ones((3, len(card_counts), len(columns)))
-    if not serving:
-        for row, cards in enumerate(card_counts):
-            for at, column in enumerate(columns):
-                speedup = column.speedup(cards)
-                table[:, row, at] = (speedup.low, speedup.expected, speedup.high)
-    return ScalingColumns(columns=columns, code=code, low=table[0], expected=table[1], high=table[2])

@@ -20,7 +20,7 @@ Arrays are read-only: one snapshot serves concurrent requests.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ import numpy.typing as npt
 from schemas.offer import CardHourPricing, Offer, pricing_kind
 from service.quote._billing import KIND_CODES, MIXED_CODE, BillingTerms, billing_terms, sold_counts
 from service.quote._plans import MixedPlan, PlanArrays, build_plans
+from service.quote._scaling import ColumnKey, column_keys
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 
@@ -81,6 +82,11 @@ class OfferTables:
     fetched_at_s: FloatArray  # POSIX seconds
     same_vendor_card_hour: IntArray  # index of the reference offer, or NO_OFFER
     market_card_hour: IntArray
+    # Each row's speed-up column (``_scaling.column_keys``): the distinct (machine size, interconnect).
+    scaling_keys: tuple[ColumnKey, ...]
+    scaling_code: IntArray
+    # Memory of each GPU model the offers carry, sorted by GPU id (the last offer's figure for a model).
+    memory_by_gpu: Mapping[str, float]
 
     @property
     def size(self) -> int:
@@ -167,6 +173,9 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     kinds = [KIND_CODES[pricing_kind(offer.pricing)] for offer in real_offers] + [MIXED_CODE] * len(plans)
     parts = [(index,) for index in range(len(real_offers))] + [plan.rows for plan in plans]
     no_reference = [NO_OFFER] * len(plans)
+    machine_cards = _floats([term.machine_cards for term in terms])
+    scaling_keys, scaling_code = column_keys(machine_cards, [offer.interconnect for offer in offers])
+    memory_by_gpu = {offer.gpu: float(offer.gpu_memory_gb) for offer in real_offers}
     return OfferTables(
         offers=offers,
         terms=terms,
@@ -200,7 +209,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         unit_rate_cny_per_hour=_floats([term.unit_rate_cny_per_hour for term in terms]),
         granularity_hours=_floats([term.granularity_hours for term in terms]),
         min_billed_hours=_floats([term.min_billed_hours for term in terms]),
-        machine_cards=_floats([term.machine_cards for term in terms]),
+        machine_cards=machine_cards,
         spans_machines=_frozen(np.array([term.spans_machines for term in terms], dtype=np.bool_)),
         available_cards=_floats([min(_stock(real_offers[i]) for i in rows) for rows in parts]),
         gpu_memory_gb=_floats([offer.gpu_memory_gb for offer in offers]),
@@ -225,4 +234,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
                 ]
             )
         ),
+        scaling_keys=scaling_keys,
+        scaling_code=_frozen(scaling_code),
+        memory_by_gpu={gpu: memory_by_gpu[gpu] for gpu in sorted(memory_by_gpu)},
     )
