@@ -189,20 +189,22 @@ def _bill(
     np.ceil(units, out=units)
     np.maximum(tables.min_units, units, out=units)
     hourly_rate = np.multiply(units, tables.unit_rate_cny_per_hour, out=figures[Figure.HOURLY_RATE_CNY])
-    granularity, minimum = tables.granularity_hours, tables.min_billed_hours
+    # The three bounds in one pass each: hours rows low / expected / high divide the one-card hours of
+    # the same bound by the high / expected / low speed-up, gathered per offer by its column.
     speedup_low, speedup_expected, speedup_high = speedups
-    hours_low, hours_expected, hours_high = one_card_hours
-    for hours_row, base_hours, speedup, billed_row, cost_row in (
-        (Figure.HOURS_LOW, hours_low, speedup_high, Figure.COST_LOW, Figure.COST_LOW),
-        (Figure.HOURS_EXPECTED, hours_expected, speedup_expected, Figure.BILLED_HOURS, Figure.COST_EXPECTED),
-        (Figure.HOURS_HIGH, hours_high, speedup_low, Figure.COST_HIGH, Figure.COST_HIGH),
-    ):
-        # Each offer's speed-ups by its machine size (``take`` gathers several times faster than indexing).
-        hours = np.take(speedup, column_code, axis=1, out=figures[hours_row])
-        np.divide(base_hours, hours, out=hours)
-        hours += extra_hours  # waiting for data copied from another city: not shortened by more cards
-        billed = billed_hours(hours, granularity, minimum, out=figures[billed_row])
-        np.multiply(hourly_rate, billed, out=figures[cost_row])
+    hours = figures[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]
+    np.take(np.stack((speedup_high, speedup_expected, speedup_low)), column_code, axis=2, out=hours)
+    np.divide(one_card_hours[:, None, :], hours, out=hours)
+    hours += extra_hours  # waiting for data copied from another city: not shortened by more cards
+    # Each bound billed on its own hours; the cost rows hold the billed hours until multiplied by the rate.
+    billed = billed_hours(
+        hours,
+        tables.granularity_hours,
+        tables.min_billed_hours,
+        out=figures[Figure.COST_LOW : Figure.COST_HIGH + 1],
+    )
+    figures[Figure.BILLED_HOURS] = billed[1]
+    billed *= hourly_rate
     return figures
 
 

@@ -14,7 +14,7 @@ comes from: the catalog's sources or the caller's measured ratio.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from dataclasses import replace as replace_figures
 from typing import Any
 
@@ -44,6 +44,9 @@ class QuoteContext:
     now_s: float
     price_max_age_s: float
     lang: Lang
+    # Sentences that depend only on the offer's GPU within one request (the conversion warning), worked
+    # out for the first quote of each GPU and reused.
+    by_gpu: dict[str, str] = field(default_factory=dict)
 
 
 def quote_id(offer_id: str, cards: int) -> str:
@@ -214,7 +217,11 @@ def _warnings(context: QuoteContext, index: int, cards: int, figures: _Figures) 
         warnings.append(text("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
     reference = context.resolved.reference_gpu
     if reference is not None and offer.gpu != reference:
-        warnings.append(_conversion_warning(context, index, reference))
+        # Every figure in it is the GPU's: its conversion and its hours on one card.
+        conversion = context.by_gpu.get(offer.gpu)
+        if conversion is None:
+            conversion = context.by_gpu[offer.gpu] = _conversion_warning(context, index, reference)
+        warnings.append(conversion)
     if context.resolved.memory_needed_gb is not None and evaluation.min_cards[index] > terms.machine_cards:
         warnings.append(
             text(
