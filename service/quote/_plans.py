@@ -177,9 +177,9 @@ class PlanArrays:
     """Every plan's listed combinations as flat ``(pairs,)`` arrays, each with its plan's terms, plans
     contiguous (``starts``), for bulk pricing."""
 
-    starts: IntArray  # (plans,) first pair of each plan
+    starts: IntArray  # (plans,) first pair of each plan; a plan's pairs by covered hours, ascending
     pair_plan: IntArray  # (pairs,) the plan of each pair
-    pair_hours: FloatArray  # hours the combination's non-best packages cover
+    pair_hours: FloatArray  # hours the combination's non-best packages cover (whole hours)
     pair_cost: FloatArray  # what they cost per unit
     best_hours: FloatArray  # period hours of the plan's best package
     best_cost: FloatArray
@@ -189,22 +189,36 @@ class PlanArrays:
     min_billed_hours: FloatArray
     unit_cards: FloatArray
     part_rows: IntArray  # (plans, 4) the offers each plan combines (repeated to fill the row)
+    pair_key: FloatArray  # plan × _KEY_SPAN + covered hours: ascending over every pair
+    # Per plan, ``size + 1`` entries from ``starts + plan``: the cheapest pair cost from each pair to the
+    # plan's last (the combinations that cover at least as many hours), then +inf.
+    cover_cost: FloatArray
+    plan_unit_cards: FloatArray  # (plans,)
 
     @classmethod
     def build(cls, plans: Sequence[MixedPlan]) -> PlanArrays:
         starts: list[int] = []
         pairs: list[tuple[MixedPlan, float, float]] = []
+        cover_cost: list[float] = []
         for plan in plans:
             starts.append(len(pairs))
-            pairs.extend((plan, *_covered(plan, counts)) for counts in plan.combos)
+            covered = sorted((_covered(plan, counts) for counts in plan.combos), key=lambda pair: pair[0])
+            assert all(hours.is_integer() for hours, _ in covered)  # whole periods of whole hours
+            pairs.extend((plan, *pair) for pair in covered)
+            suffix = [math.inf]
+            for _, cost in reversed(covered):
+                suffix.append(min(suffix[-1], cost))
+            cover_cost.extend(reversed(suffix))
 
         def floats(values: Sequence[float]) -> FloatArray:
             return np.array(values, dtype=np.float64)
 
+        pair_plan = np.repeat(np.arange(len(plans)), [len(plan.combos) for plan in plans])
+        pair_hours = floats([hours for _, hours, _ in pairs])
         return cls(
             starts=np.array(starts, dtype=np.int64),
-            pair_plan=np.repeat(np.arange(len(plans)), [len(plan.combos) for plan in plans]),
-            pair_hours=floats([hours for _, hours, _ in pairs]),
+            pair_plan=pair_plan,
+            pair_hours=pair_hours,
             pair_cost=floats([cost for _, _, cost in pairs]),
             best_hours=floats([plan.packages[plan.best].period_hours for plan, _, _ in pairs]),
             best_cost=floats([plan.packages[plan.best].cny_per_period for plan, _, _ in pairs]),
@@ -216,6 +230,9 @@ class PlanArrays:
             part_rows=np.array(
                 [[plan.rows[min(i, len(plan.rows) - 1)] for i in range(4)] for plan in plans], dtype=np.int64
             ).reshape(len(plans), 4),
+            pair_key=pair_plan * _KEY_SPAN + pair_hours,
+            cover_cost=floats(cover_cost),
+            plan_unit_cards=floats([plan.unit_cards for plan in plans]),
         )
 
 
@@ -226,31 +243,67 @@ def _covered(plan: MixedPlan, counts: Sequence[int]) -> tuple[float, float]:
     return float(hours), float(cost)
 
 
+# Keys ``plan × span + whole hours`` stay exact floats and never reach the next plan's (a job's hours
+# are capped at 2**31 in them, far past any combination's).
+_KEY_SPAN = float(2**32)
+_KEY_HOURS_CAP = float(2**31)
+
+
 def plan_costs(arrays: PlanArrays, cards: FloatArray, hours: FloatArray) -> FloatArray:
     """``(counts, plans)``: the cheapest combination's cost of each plan at each count for its hours
-    (``hours`` is ``(counts, plans)``); the same arithmetic as ``cheapest_combination``."""
-    if arrays.starts.size == 0:
-        return np.empty((cards.size, 0))
-    length, granularity, minimum = arrays.best_hours, arrays.granularity_hours, arrays.min_billed_hours
-    one_each = arrays.starts.size == arrays.pair_hours.size
-    rest = (hours if one_each else hours[:, arrays.pair_plan]) - arrays.pair_hours
+    (``hours`` is ``(counts, plans)``); the same arithmetic as ``cheapest_combination``.
+
+    A combination whose packages already cover the hours costs its packages alone at every ``k_b``
+    (nothing is left to bill), so per plan only the combinations covering fewer hours are worked out
+    candidate by candidate; the rest is the cheapest of them (``cover_cost``) times the units.
+    """
+    rows, plan_count = hours.shape
+    if plan_count == 0:
+        return np.empty((rows, 0))
+    cell_hours = hours.ravel()
+    cell_plan = np.tile(np.arange(plan_count), rows)
+    cell_cards = np.repeat(cards, plan_count)
+    first = arrays.starts[cell_plan]
+    unknown = np.isnan(cell_hours)
+    # Covered hours are whole, so "covers fewer hours than h" is "covers fewer than ceil(h)".
+    whole_hours = np.minimum(np.ceil(np.where(unknown, 0.0, cell_hours)), _KEY_HOURS_CAP)
+    short = np.searchsorted(arrays.pair_key, cell_plan * _KEY_SPAN + whole_hours, side="left") - first
+    units = np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan])
+    result: FloatArray = units * arrays.cover_cost[first + cell_plan + short]
+    ends = np.cumsum(short)
+    total = int(ends[-1])
+    if total:
+        cell_of = np.repeat(np.arange(cell_hours.size), short)
+        pair = first[cell_of] + np.arange(total) - np.repeat(ends - short, short)
+        cheapest = _candidate_costs(arrays, pair, cell_cards[cell_of], cell_hours[cell_of])
+        worked = short > 0
+        partial = np.minimum.reduceat(cheapest, (ends - short)[worked])
+        result[worked] = np.minimum(partial, result[worked])
+    result[unknown] = np.nan
+    return result.reshape(rows, plan_count)
+
+
+def _candidate_costs(arrays: PlanArrays, pair: IntArray, cards: FloatArray, hours: FloatArray) -> FloatArray:
+    """The cheapest ``k_b`` of each listed combination ``pair`` for ``cards`` over ``hours``, flat."""
+    length, granularity = arrays.best_hours[pair], arrays.granularity_hours[pair]
+    minimum, has_hourly = arrays.min_billed_hours[pair], arrays.has_hourly[pair]
+    rest = hours - arrays.pair_hours[pair]
     covering = np.ceil(rest / length - _BILLING_TOLERANCE)
     np.maximum(covering, 0.0, out=covering)
     most = np.floor((rest - minimum) / length)
     np.clip(most, 0.0, covering, out=most)
     counts = np.stack([np.zeros_like(rest), most, np.minimum(most + 1, covering), covering])
-    if not arrays.has_hourly.all():
-        counts = np.where(arrays.has_hourly, counts, covering)  # packages only: cover every hour
+    if not has_hourly.all():
+        counts = np.where(has_hourly, counts, covering)  # packages only: cover every hour
     left = rest - counts * length
     billed = billed_hours(np.maximum(left, 0.0), granularity, minimum)
     billed[left <= _BILLING_TOLERANCE * granularity] = 0.0
-    cost = np.ceil(cards[:, None] / arrays.unit_cards) * (arrays.pair_cost + counts * arrays.best_cost)
-    cost += cards[:, None] * arrays.rate * billed
+    cost = np.ceil(cards / arrays.unit_cards[pair]) * (
+        arrays.pair_cost[pair] + counts * arrays.best_cost[pair]
+    )
+    cost += cards * arrays.rate[pair] * billed
     cheapest: FloatArray = cost.min(axis=0)
-    if one_each:
-        return cheapest
-    reduced: FloatArray = np.minimum.reduceat(cheapest, arrays.starts, axis=1)
-    return reduced
+    return cheapest
 
 
 @dataclass(frozen=True, slots=True)
