@@ -12,15 +12,6 @@ from schemas.vendor import VendorStatus
 
 FETCHED_AT = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 
-# The README's worked example on the bundled catalog: one RTX 4090 for 48 h against four, in Suzhou.
-ARTICLE_QUOTE: dict[str, object] = {
-    "workload": {"gpu_hours": 48},
-    "gpus": ["rtx4090"],
-    "vendors": ["js-suzhou-ref"],
-    "pricing": ["card_hour"],
-    "card_counts": [1, 4],
-}
-
 
 def make_offer(
     vendor: str = "js-test",

@@ -12,7 +12,7 @@ from litestar.testing import AsyncTestClient
 from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
-from tests.builders import ARTICLE_QUOTE
+from tests.examples import JIANGSU_EXAMPLE
 from tests.servers import GPUQUOTE, RedisServer
 
 ADMIN = {"X-API-Key": "fault-admin-key"}
@@ -30,7 +30,7 @@ async def test_service_rides_out_a_redis_outage(private_redis: RedisServer) -> N
         during = await client.get("/offers", params={"limit": 1000})
         assert during.status_code == 200
         assert during.json()["items"] == before["items"]
-        quote = await client.post("/quote", json=ARTICLE_QUOTE)
+        quote = await client.post("/quote", json=JIANGSU_EXAMPLE)
         assert quote.status_code == 200
         body = quote.json()
         assert sorted(q["cost_cny"]["expected"] for q in body["quotes"]) == [384.0, 512.0]
