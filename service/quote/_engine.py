@@ -29,7 +29,7 @@ import numpy.typing as npt
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import Lang, MemoryNeed, Quote, QuoteRequest, QuoteResponse, RankBy, SnapshotInfo, Task
 from schemas.vendor import VendorConfig
-from service.names import KnownNames
+from service.names import KnownNames, gpu_display_name
 from service.quote._evaluate import Evaluation, evaluate
 from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote._memory import DEFAULT_BYTES_PER_PARAM, min_cards
@@ -47,7 +47,7 @@ from service.quote._summary import (
     filters_text,
     quote_summary,
 )
-from service.quote._texts import number_text, text
+from service.quote._texts import join_text, number_text, text
 
 __all__ = ["QuoteOptions", "build_quote"]
 
@@ -99,8 +99,8 @@ def _response_warnings(
         offers_quoted = evaluation.qualifying.any(axis=0)
         gpu_codes = np.unique(tables.gpu_code[offers_quoted])
         if gpu_codes.size > 1:
-            gpus = ", ".join(tables.gpu_names[code] for code in gpu_codes)
-            warnings.append(text("warn_not_comparable", lang, gpus=gpus))
+            names = (gpu_display_name(tables.gpu_names[code], options.catalog) for code in gpu_codes)
+            warnings.append(text("warn_not_comparable", lang, gpus=join_text("join_list", names, lang)))
     if resolved.memory_check_incomplete:
         warnings.append(text("warn_memory_unchecked", lang))
     if request.rank_by == "value" and request.time_value_cny_per_hour is None:

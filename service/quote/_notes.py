@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import msgspec
 
 from schemas.quote import Lang, LineItem, Quote
+from service.names import place_display_name
 from service.quote._evaluate import Evaluation, Figure
 from service.quote._locality import locality_note
 from service.quote._money import cents, format_cny, round_cny
@@ -68,7 +69,7 @@ def _scaling_notes(context: NoteContext, quote: Quote, column: ScalingColumn) ->
                 high=number_text(quote.speedup.high),
                 cards=quote.cards,
                 communication=communication,
-                interconnect=column.interconnect,
+                interconnect=text(f"interconnect_{column.interconnect}", lang),
                 source=text(column.curve_source, lang),
             )
         )
@@ -79,7 +80,7 @@ def _scaling_notes(context: NoteContext, quote: Quote, column: ScalingColumn) ->
             "warn_cross_node",
             lang,
             factor=f"{column.cross_node_factor:.2f}",
-            interconnect=column.interconnect,
+            interconnect=text(f"interconnect_{column.interconnect}", lang),
             why=_factor_why(context, column),
         )
     )
@@ -91,7 +92,7 @@ def _scaling_notes(context: NoteContext, quote: Quote, column: ScalingColumn) ->
                 lang,
                 cards=quote.cards,
                 nodes=quote.nodes,
-                interconnect=column.interconnect,
+                interconnect=text(f"interconnect_{column.interconnect}", lang),
                 speedup=number_text(quote.speedup.expected),
                 machine_cards=column.machine_cards,
                 one_machine=number_text(one_machine.expected),
@@ -146,8 +147,8 @@ def with_notes(
         if evaluation.remote is not None and evaluation.remote[index] and resolved.data_city is not None:
             notes.append(
                 locality_note(
-                    offer_city=quote.city,
-                    data_city=resolved.data_city,
+                    offer_city=place_display_name(quote.city, context.lang),
+                    data_city=place_display_name(resolved.data_city, context.lang),
                     dataset_gb=workload.dataset_gb,
                     mbps=context.cross_city_mbps,
                     lang=context.lang,

@@ -23,6 +23,7 @@ import numpy as np
 from adapters.gpus import GpuCatalog
 from schemas.offer import CardHourPricing, NodeHourPricing, Offer, TermPricing, pricing_kind
 from schemas.quote import Lang, Quote, Range
+from service.names import gpu_display_name
 from service.quote._billing import Bill
 from service.quote._breakdown import line_items, mixed_line_items
 from service.quote._evaluate import Evaluation, Figure
@@ -193,8 +194,8 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
     return text(
         "warn_converted",
         lang,
-        reference=reference,
-        gpu=offer.gpu,
+        reference=gpu_display_name(reference, context.catalog),
+        gpu=gpu_display_name(offer.gpu, context.catalog),
         conversion=conversion,
         reference_hours=hours_text(context.resolved.job_hours),
         hours=hours,
@@ -231,7 +232,7 @@ def _warnings(context: QuoteContext, index: int, cards: int, figures: _Figures) 
                 memory=offer.gpu_memory_gb,
                 need=number_text(context.resolved.memory_needed_gb),
                 node_cards=terms.machine_cards,
-                interconnect=offer.interconnect,
+                interconnect=text(f"interconnect_{offer.interconnect}", lang),
             )
         )
     if terms.min_billed_hours > 0 and expected.billed_hours == terms.min_billed_hours:

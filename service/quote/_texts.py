@@ -147,11 +147,16 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "factor_derived": {
         "en": "derived from the {operator} baseline for a {communication} job at {bandwidth}× the "
-        "InfiniBand communication time (pass workload.cross_node_factor to replace it)",
+        "InfiniBand communication time (pass your measured cross-node factor to replace it)",
         "zh": "由基准 {operator} 推算：{communication}任务，通信时间为 InfiniBand 的 {bandwidth} 倍"
-        "（可在 workload.cross_node_factor 传入实测值替换）",
+        "（可传入实测的跨节点系数替换）",
     },
-    "factor_caller": {"en": "your workload.cross_node_factor", "zh": "来自您的 workload.cross_node_factor"},
+    "factor_caller": {"en": "your measured cross-node factor", "zh": "来自您实测的跨节点系数"},
+    "interconnect_infiniband": {"en": "InfiniBand", "zh": "InfiniBand"},
+    "interconnect_roce": {"en": "RoCE", "zh": "RoCE"},
+    "interconnect_ethernet": {"en": "Ethernet", "zh": "以太网"},
+    "interconnect_nvlink": {"en": "NVLink", "zh": "NVLink"},
+    "interconnect_pcie": {"en": "PCIe", "zh": "PCIe"},
     "communication_light": {"en": "light-communication", "zh": "通信稀疏的"},
     "communication_moderate": {"en": "moderate-communication", "zh": "通信适中的"},
     "communication_heavy": {"en": "communication-heavy", "zh": "通信密集的"},
@@ -170,9 +175,9 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "warn_data_remote": {
         "en": "the data is in {data_city}, this offer in {city}: reading it across cities makes the job "
-        "wait on IO; copy it here first (give workload.dataset_gb for the copy time)",
+        "wait on IO; copy it here first (give the dataset's size for the copy time)",
         "zh": "数据在 {data_city}，该报价在 {city}：跨城读取会带来 IO 等待，建议先拷贝到本地"
-        "（提供 workload.dataset_gb 可计算拷贝时间）",
+        "（提供数据集大小可计算拷贝时间）",
     },
     # Response warnings.
     "hint_single_machine": {

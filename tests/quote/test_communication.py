@@ -73,7 +73,7 @@ async def test_infiniband_is_faster_on_32_cards_but_less_so_for_a_heavy_job(clie
 async def test_the_callers_cross_node_factor_replaces_the_derived_one(client: Client) -> None:
     quotes = await _quotes(client, "sz-eth", "heavy", cross_node_factor=1.0)
     assert quotes[32]["speedup"]["expected"] == 15.8  # 4 × 3.95 × 1²
-    assert any("your workload.cross_node_factor" in warning for warning in quotes[32]["warnings"])
+    assert any("your measured cross-node factor" in warning for warning in quotes[32]["warnings"])
 
 
 async def test_measured_points_win_over_the_fabric(client: Client) -> None:

@@ -100,7 +100,7 @@ def test_reference_gpu_converts_hours_by_the_catalog_speed_range() -> None:
         Range(8.0, 14.55, 16.0),
         Range(320.0, 600.0, 640.0),
     )
-    assert any("converted from rtx4090 to h800" in warning for warning in fastest.warnings)
+    assert any("converted from RTX 4090 to H800" in warning for warning in fastest.warnings)
     assert same_model.hours.expected == 48.0
     assert not any("converted" in warning for warning in same_model.warnings)
     assert not any("not comparable" in warning for warning in response.warnings)
@@ -110,7 +110,7 @@ def test_without_reference_several_models_are_not_comparable() -> None:
     h800 = offer("sz-x", "h800", gpu="h800", pricing=CardHourPricing(cny_per_card_hour=40.0))
     response = build_quote(snapshot([h800, EIGHT_YUAN]), request(48, card_counts=[1]), options=options())
     assert {quote.hours.expected for quote in response.quotes} == {48.0}
-    assert any("not comparable" in warning and "h800, rtx4090" in warning for warning in response.warnings)
+    assert any("not comparable" in warning and "H800, RTX 4090" in warning for warning in response.warnings)
 
 
 def test_filters_narrow_offers_and_are_counted() -> None:

@@ -141,7 +141,7 @@ def test_offers_in_another_city_wait_for_the_copy(city: str) -> None:
     assert quotes["suzhou@4"].hours.expected == round(48 / 3.0 + COPY_HOURS, 2) == 18.22
     assert quotes["suzhou@4"].hours.high == round(48 / 2.8 + COPY_HOURS, 2) == 19.37
     assert any(
-        "copying 500 GB at 500 Mbit/s adds 2.22 h" in warning and "nanjing" in warning
+        "copying 500 GB at 500 Mbit/s adds 2.22 h" in warning and "Nanjing" in warning
         for warning in suzhou.warnings
     )
     # Nanjing: the data is there; 48 h, ¥6 × 48 = ¥288, no warning.
