@@ -342,7 +342,7 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "filtered_memory": {"en": "at least {memory} GB per card", "zh": "单卡至少 {memory} GB"},
     "join_or": {"en": "{first}, or {then}", "zh": "{first}，或{then}"},
     "hint_raise_budget": {"en": "raise the budget to {cost}", "zh": "把预算提高到 {cost}"},
-    "hint_relax_deadline": {"en": "allow {hours} h", "zh": "把期限放宽到 {hours} 小时"},
+    "hint_relax_deadline": {"en": "extend the deadline to {hours} h", "zh": "把期限放宽到 {hours} 小时"},
     "hint_widen_filters": {"en": "widen the filters to include them", "zh": "放宽筛选条件，把它们包括进来"},
     "hint_fewer_cards": {"en": "allow fewer cards", "zh": "减少卡数"},
     "hint_more_cards": {"en": "allow more cards", "zh": "增加卡数"},

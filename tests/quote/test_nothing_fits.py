@@ -48,7 +48,7 @@ def test_a_deadline_blocker_names_the_fastest_finish() -> None:
     assert "the fastest, 4 × RTX 4090 from Suzhou reference cloud, finishes in 16 h (deadline 10 h)" in (
         response.summary
     )
-    assert "allow 16 h" in response.summary
+    assert "extend the deadline to 16 h" in response.summary
     assert "budget" not in response.summary
 
 
