@@ -231,18 +231,20 @@ def _speed_of(model: GpuModel) -> SpeedRange:
 def conversion_range(catalog: GpuCatalog, reference_gpu: str, gpu: str) -> tuple[float, float, float]:
     """``(low, expected, high)`` factors dividing one-card hours on ``reference_gpu`` into hours on ``gpu``.
 
-    Hours on ``gpu`` = hours on ``reference_gpu`` / factor, so ``low`` (the smallest speed ratio) gives
-    the most hours: the pessimistic end. The two ranges are compared end with end (low with low,
-    expected with expected, high with high), since each end describes the same kind of work on every
-    card; comparing one card's low with the other's high would stack two worst cases that cannot both
-    hold. ``low`` and ``high`` are the smallest and largest of the three ratios, so the result stays
-    ordered when the two ranges differ in shape. RTX 4090 to H800: 3.0 / 3.3 / 6.0; the same model: exactly
-    1 at every end. Unknown ids raise ``KeyError``.
+    Hours on ``gpu`` = hours on ``reference_gpu`` / factor, so ``low`` gives the most hours: the
+    pessimistic end. ``expected`` is the ratio of the two expected speeds. The ends pair the two ranges
+    the way the hours can actually fall: ``low`` is ``gpu`` at its slowest over ``reference_gpu`` at its
+    fastest (the caller's hours were measured on a card that runs the work well), ``high`` the other way
+    round. So ``expected`` lies strictly inside whenever either range is one, and the conversion back is
+    the exact inverse. RTX 4090 (one speed) to H800: 3.0 / 3.3 / 6.0; A100 80G (1.0 / 1.3 / 2.02) to H800:
+    1.49 / 2.54 / 6.0. Two models with the same range (the same model, H100 and H800): exactly 1 at every
+    end. Unknown ids raise ``KeyError``.
     """
     reference, target = _speed_of(catalog.get(reference_gpu)), _speed_of(catalog.get(gpu))
-    ratios = (
-        target.low / reference.low,
+    if reference == target:
+        return 1.0, 1.0, 1.0
+    return (
+        target.low / reference.high,
         target.expected / reference.expected,
-        target.high / reference.high,
+        target.high / reference.low,
     )
-    return min(ratios), ratios[1], max(ratios)

@@ -163,6 +163,27 @@ def _source_kind(sources: Sequence[str], end: str) -> str:
     return min(found)[1] if found else "source_peak"  # no sources: the catalog's peak ratio
 
 
+_OTHER_END = {"low": "high", "high": "low"}
+
+
+def _end_source(context: QuoteContext, gpu: str, reference: str, end: str) -> str:
+    """What the ``end`` of a conversion rests on: the GPU's own ``end`` over the reference's other end
+    (``adapters.gpus.conversion_range``); the GPU's source alone against a reference of one speed."""
+    catalog, lang = context.catalog, context.lang
+    target = text(_source_kind(catalog.get(gpu).speed_sources, end), lang)
+    speed = catalog.get(reference).speed
+    if speed is None or speed.low == speed.high:
+        return target
+    return text(
+        "source_pair",
+        lang,
+        gpu=gpu_display_name(gpu, catalog),
+        target=target,
+        reference_gpu=gpu_display_name(reference, catalog),
+        reference=text(_source_kind(catalog.get(reference).speed_sources, _OTHER_END[end]), lang),
+    )
+
+
 def _factor_text(factor: float) -> str:
     """A speed ratio to 0.01 with at least one decimal: ``3.0``, ``3.3``, ``0.43``."""
     shown = f"{factor:.2f}"
@@ -176,14 +197,13 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
     if measured is not None:
         conversion = text("conversion_measured", lang, ratio=_factor_text(measured))
     else:
-        sources = context.catalog.get(offer.gpu).speed_sources
         factors = _factor_text(low) if low == high else f"{_factor_text(low)}–{_factor_text(high)}"
         conversion = text(
             "conversion_catalog",
             lang,
             factors=factors,
-            low_source=text(_source_kind(sources, "low"), lang),
-            high_source=text(_source_kind(sources, "high"), lang),
+            low_source=_end_source(context, offer.gpu, reference, "low"),
+            high_source=_end_source(context, offer.gpu, reference, "high"),
         )
     hours_low, hours, hours_high = (hours_text(float(bound)) for bound in evaluation.one_card_hours[:, index])
     hours_range = (

@@ -95,6 +95,10 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "{factors} 倍（{low_source}至{high_source}；传入实测速度比可以收窄）",
     },
     "conversion_measured": {"en": "your measured ratio {ratio}×", "zh": "您实测的速度比 {ratio} 倍"},
+    "source_pair": {
+        "en": "{gpu} {target} over {reference_gpu} {reference}",
+        "zh": "{gpu} 的{target}对比 {reference_gpu} 的{reference}",
+    },
     "source_measured": {"en": "measured throughput", "zh": "实测吞吐"},
     "source_peak": {"en": "peak compute", "zh": "峰值算力"},
     "source_bandwidth": {"en": "memory bandwidth", "zh": "显存带宽"},
@@ -262,6 +266,8 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "A single card cannot run it ({reason}); the recommendation is also the fastest option.",
         "zh": "单卡无法运行（{reason}）；推荐方案也是最快方案。",
     },
+    "fastest_only": {"en": "The fastest option is {fastest}.", "zh": "最快方案：{fastest}。"},
+    "recommended_fastest_only": {"en": "It is also the fastest option.", "zh": "推荐方案也是最快方案。"},
     "single_needs_more": {
         "en": "it needs at least {min_cards} cards of memory",
         "zh": "显存至少需要 {min_cards} 张卡",

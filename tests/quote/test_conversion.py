@@ -112,3 +112,18 @@ def test_speed_ratios_bounds_fail_at_decode(ratios: dict[str, float]) -> None:
     body = {"workload": {"gpu_hours": 48, "reference_gpu": "rtx4090", "speed_ratios": ratios}}
     with pytest.raises(msgspec.ValidationError, match=r"workload\.speed_ratios"):
         msgspec.convert(body, QuoteRequest)
+
+
+def test_hours_from_an_a100_keep_the_expected_inside_the_range() -> None:
+    # A100 80G speed 1.0 / 1.3 / 2.02, H800 3.0 / 3.3 / 6.0 (both against an RTX 4090).
+    # expected 3.3 / 1.3 = 2.54: 48 / 2.54 = 18.91 h; pessimistic 3.0 / 2.02 = 1.485: 48 / 1.485 = 32.32 h;
+    # optimistic 6.0 / 1.0: 8 h.
+    workload = Workload(gpu_hours=48.0, reference_gpu="a100-80g")
+    request = QuoteRequest(workload=workload, card_counts=[1], gpus=["h800"], deadline_hours=20)
+    (quote,) = build_quote(snapshot([H800]), request, options=options()).quotes
+    assert (quote.hours.low, quote.hours.expected, quote.hours.high) == (8.0, 18.91, 32.32)
+    # 20 h holds at the expected speed, not at the pessimistic end.
+    assert any("deadline at risk" in warning and "32.32 h" in warning for warning in quote.warnings)
+    warning = _converted(quote)
+    assert "1.49–6.0× by H800 measured throughput over A100 80G memory bandwidth to " in warning
+    assert "H800 peak compute over A100 80G measured throughput" in warning
