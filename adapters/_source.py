@@ -8,7 +8,9 @@ its kind and position.
 from __future__ import annotations
 
 import asyncio
+import errno
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -67,8 +69,14 @@ def decode_problem(error: msgspec.DecodeError) -> str:
 
 
 def _read_capped_file(path: Path, max_bytes: int) -> bytes | None:
-    """The file's bytes, or None when it is (or grows while read to be) over ``max_bytes``."""
-    if path.stat().st_size > max_bytes:
+    """The file's bytes, or None when it is (or grows while read to be) over ``max_bytes``.
+
+    Only a regular file is read: a FIFO or a device would block the refresh (and its lock) with no timeout.
+    """
+    status = path.stat()
+    if not stat.S_ISREG(status.st_mode):
+        raise IsADirectoryError(errno.EINVAL, "not a regular file")
+    if status.st_size > max_bytes:
         return None
     with path.open("rb") as file:
         body = file.read(max_bytes + 1)

@@ -9,6 +9,7 @@ is read (a symlink can change in between).
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -53,6 +54,12 @@ def load_vendors_file(path: Path) -> tuple[list[VendorConfig], Path]:
         if vendor.path is None and vendor.url is None:
             raise VendorsFileError(
                 f"invalid vendors file {path}: vendor {vendor.id!r} has neither path nor url"
+            )
+        if vendor.url is not None and vendor.token_env is not None and urlsplit(vendor.url).username:
+            # httpx would send the URL's user:password as Basic auth in place of the bearer token.
+            raise VendorsFileError(
+                f"invalid vendors file {path}: vendor {vendor.id!r} has both credentials in its url and "
+                "token_env; use one"
             )
         if vendor.path is not None:
             try:

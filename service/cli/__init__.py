@@ -17,6 +17,7 @@ from granian.log import LogLevels
 from granian.utils.proxies import wrap_asgi_with_proxy_headers
 from litestar.types import ASGIApp
 
+from adapters.vendors_file import VendorsFileError
 from schemas.api import RefreshReport, VendorRefresh
 from service.app import create_app
 from service.cli.quote import add_quote_parser, run_quote_command
@@ -201,7 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         code: int = args.handler(args)
-    except (SettingsError, GpuquoteError, StoreUnavailable) as error:
+    except (SettingsError, VendorsFileError, GpuquoteError, StoreUnavailable) as error:
+        # Exit 2: configuration or store; 1 stays "a vendor failed" for schedulers to tell apart.
         print(f"gpuquote: {error}", file=sys.stderr)
         return 2
     return code

@@ -7,9 +7,11 @@ the vendors file's folder; and no error or log line quotes the feed or a credent
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -423,3 +425,34 @@ async def test_an_unusable_url_is_a_config_error_that_shows_no_credentials(
 def test_every_category_is_documented() -> None:
     docstring = adapters_base.__doc__ or ""
     assert [category for category in FETCH_ERROR_CATEGORIES if f"\n    {category} " not in docstring] == []
+
+
+async def test_a_feed_path_that_is_a_fifo_fails_at_once(
+    config_folder: Path, client: httpx.AsyncClient
+) -> None:
+    # A named pipe nobody writes to would block the read, and the refresh lock with it, for good.
+    os.mkfifo(config_folder / "feeds" / "pipe.json")
+    vendors, base_dir = load_vendors_file(_vendors_file(config_folder, "feeds/pipe.json"))
+    adapter = build_adapter(vendors[0], client=client, context=AdapterContext(base_dir=base_dir))
+
+    with pytest.raises(VendorFetchError) as caught:
+        await asyncio.wait_for(adapter.fetch(), timeout=5)
+
+    assert caught.value.category == "file"
+    assert caught.value.message == "cannot read feeds/pipe.json: not a regular file"
+
+
+def test_a_url_with_credentials_and_a_token_variable_is_refused(tmp_path: Path) -> None:
+    # httpx would send the URL's user:password as Basic auth instead of the vendor's bearer token.
+    file = tmp_path / "vendors.toml"
+    file.write_text(
+        '[[vendors]]\nid = "both"\nname = "Both"\nregion = "jiangsu"\ncity = "suzhou"\n'
+        'format = "card_hour_json"\nurl = "https://user:pw@vendor.example/api"\ntoken_env = "VENDOR_TOKEN"\n',
+        encoding="utf-8",
+    )
+
+    with pytest.raises(VendorsFileError) as caught:
+        load_vendors_file(file)
+
+    assert "vendor 'both' has both credentials in its url and token_env" in str(caught.value)
+    assert "pw" not in str(caught.value)
