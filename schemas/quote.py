@@ -197,7 +197,10 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
 
 class Excluded(msgspec.Struct, kw_only=True, frozen=True):
     """Candidates (offer × card count) left out, by reason; one candidate counts under every reason it
-    fails. ``filters`` counts those outside the request's gpus/regions/cities/vendors/pricing/memory filters."""
+    fails. ``filters`` counts those outside the request's gpus/regions/cities/vendors/pricing/memory filters.
+    ``stale`` counts candidates left out because their price is older than the maximum age, only when fresh
+    candidates qualified and the stale ones were dropped: it is 0 when nothing qualifies and when stale
+    prices are used as the fallback (no fresh candidate qualified), since staleness left nothing out then."""
 
     memory: int = 0
     deadline: int = 0

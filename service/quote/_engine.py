@@ -30,9 +30,10 @@ from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import Lang, MemoryNeed, Quote, QuoteRequest, QuoteResponse, RankBy, SnapshotInfo, Task
 from schemas.vendor import VendorConfig
 from service.names import KnownNames, gpu_display_name
-from service.quote._evaluate import Evaluation, evaluate
+from service.quote._evaluate import Evaluation, Figure, evaluate
 from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote._memory import DEFAULT_BYTES_PER_PARAM, min_cards
+from service.quote._money import cents_array
 from service.quote._notes import NoteContext, with_notes
 from service.quote._quotes import QuoteContext, build_quotes
 from service.quote._ranking import CandidateKeys, pick, top
@@ -47,6 +48,7 @@ from service.quote._summary import (
     filters_text,
     quote_summary,
 )
+from service.quote._tables import OfferTables
 from service.quote._texts import join_text, number_text, text
 
 __all__ = ["QuoteOptions", "build_quote"]
@@ -108,16 +110,26 @@ def _response_warnings(
     return warnings
 
 
-def _single_card_position(evaluation: Evaluation, id_order: npt.NDArray[np.int64]) -> int | None:
-    """Offer index of the cheapest single card that could run the job, limits aside."""
+def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: QuoteRequest) -> int | None:
+    """Offer index of the cheapest single card that runs the job within the deadline and budget and is
+    billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
+    bills many cards is no single card); None when no such option exists."""
     column = evaluation.one_card_column
-    offers = np.flatnonzero(evaluation.runnable[column])
+    figures = evaluation.figures[:, column]
+    eligible = evaluation.runnable[column] & (
+        figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
+    )
+    if request.deadline_hours is not None:
+        eligible &= cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
+    if request.budget_cny is not None:
+        eligible &= cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
+    offers = np.flatnonzero(eligible)
     if offers.size == 0:
         return None
     keys = CandidateKeys(
         cost=evaluation.cost_expected[column, offers],
         hours=evaluation.hours_expected[column, offers],
-        id_order=id_order[offers],
+        id_order=tables.id_order[offers],
         cards=np.ones(offers.size),
         time_value_cny_per_hour=None,
     )
@@ -125,10 +137,10 @@ def _single_card_position(evaluation: Evaluation, id_order: npt.NDArray[np.int64
 
 
 def _add_single_card(
-    chosen: list[tuple[int, int, int]], evaluation: Evaluation, id_order: npt.NDArray[np.int64]
+    chosen: list[tuple[int, int, int]], evaluation: Evaluation, tables: OfferTables, request: QuoteRequest
 ) -> int | None:
     """Where the single-card comparison stands in ``chosen`` (appended at rank 0 when not ranked)."""
-    offer = _single_card_position(evaluation, id_order)
+    offer = _single_card_position(evaluation, tables, request)
     if offer is None:
         return None
     candidate = (offer, evaluation.one_card_column)
@@ -339,7 +351,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     chosen = [
         (int(offer_of[position]), int(column_of[position]), picks.ranks[position]) for position in ranked
     ]
-    single_at = _add_single_card(chosen, evaluation, tables.id_order)
+    single_at = _add_single_card(chosen, evaluation, tables, request)
     context = QuoteContext(
         tables=tables,
         evaluation=evaluation,

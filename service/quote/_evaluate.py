@@ -10,7 +10,7 @@ Stages, one word each (a candidate is one offer at one card count):
 - ``possible``: matching, and the offer supplies exactly n cards (machine size, bundle multiples, node
   limits, stock: else ``capacity``) that hold the model (else ``memory``; both may count).
 - ``runnable``: possible at a price the engine may use: fresh, or stale when no fresh candidate qualifies
-  (``stale`` counts the stale ones left out). Limits aside: the single-card comparison is chosen here.
+  (``stale`` counts the stale ones left out, only when fresh candidates qualified).
 - ``qualifying``: runnable, within the deadline and budget (``deadline``, ``budget``) and at a card count
   the caller asked for: the candidates ranked and returned.
 
@@ -306,7 +306,9 @@ def evaluate(
         memory=requested_count(matching & ~memory_ok),
         deadline=0 if deadline_ok is None else requested_count(possible & ~deadline_ok),
         budget=0 if budget_ok is None else requested_count(possible & ~budget_ok),
-        stale=0 if used_stale else requested_count(matching & ~fresh),
+        # Stale prices are a reason only when fresh candidates qualified and the stale ones were dropped;
+        # with nothing qualifying, or the stale fallback in use, staleness left nothing out.
+        stale=requested_count(matching & stale) if qualifying.any() and not used_stale else 0,
     )
     return Evaluation(
         counts=evaluated_counts,

@@ -5,7 +5,8 @@ It says, in this order:
 1. the recommendation with its time and cost ranges; when it (or another option the paragraph names)
    uses an illustrative reference price, this first sentence says so, since a person may act on it alone;
 2. what a single card would cost and take against the fastest option, once: no comparison of an option
-   with itself, no "0 h sooner";
+   with itself, no "0 h sooner"; the single card must meet the deadline and budget and be billed for one
+   card (or one machine rented as a unit), else the comparison is left out and only the fastest is named;
 3. where a term package overtakes hourly pricing, only when the job's use per period is within a factor
    of two of that break-even (elsewhere the answer does not turn on it);
 4. the caveats that change the decision, the deadline's or budget's first: every response warning and the
@@ -145,8 +146,11 @@ def _single_vs_fastest(
     lang = names.lang
     fastest_text = _option(fastest, names)
     if single is None:
-        needs_more = min_cards is not None and min_cards > 1
-        reason = text("single_needs_more" if needs_more else "single_no_offer", lang, min_cards=min_cards)
+        if min_cards is None or min_cards <= 1:
+            # No single card within the limits (or billed as one card): no comparison, only the fastest.
+            case = "recommended_fastest_only" if fastest.id == recommended.id else "fastest_only"
+            return text(case, lang, fastest=fastest_text)
+        reason = text("single_needs_more", lang, min_cards=min_cards)
         case = "single_none_fastest" if fastest.id == recommended.id else "single_none"
         return text(case, lang, reason=reason, fastest=fastest_text)
     if single.id == fastest.id:
@@ -198,7 +202,7 @@ def _break_even(quotes: Sequence[Quote], names: ProseNames) -> str:
 
 
 def _default_caveat(fastest: Quote, request: QuoteRequest, lang: Lang) -> str:
-    if fastest.cards > 1 and request.scaling is None:
+    if fastest.cards > 1 and request.scaling is None and request.workload.kind != "serving":
         low, high = number_text(fastest.speedup.low), number_text(fastest.speedup.high)
         return text("caveat_speedup", lang, low=low, high=high, cards=fastest.cards)
     return text("caveat_prices", lang)
@@ -237,7 +241,11 @@ def quote_summary(
     note = _illustrative_note(recommended, (fastest, single), lang)
     sentences = [
         text("summary_recommended", lang, option=_option(recommended, names), note=note),
-        _single_vs_fastest(single, fastest, recommended, names, min_cards),
+        (
+            text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))
+            if request.workload.kind == "serving"  # every plan runs the hours asked for: none is faster
+            else _single_vs_fastest(single, fastest, recommended, names, min_cards)
+        ),
         _break_even(quotes, names),
         caveat,
     ]
@@ -327,9 +335,6 @@ def empty_summary(
     if offers_loaded == 0:
         return text("empty_no_offers", lang)
     counted = {name: getattr(excluded, name) for name in _REASONS if getattr(excluded, name)}
-    if len(counted) > 1:
-        # With nothing qualifying no stale price was held back for a fresh one: stale is not why.
-        counted.pop("stale", None)
     reasons = sorted(((count, name) for name, count in counted.items()), key=lambda pair: -pair[0])
     listed = join_text(
         "join_list",

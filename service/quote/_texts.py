@@ -268,11 +268,12 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "fastest_only": {"en": "The fastest option is {fastest}.", "zh": "最快方案：{fastest}。"},
     "recommended_fastest_only": {"en": "It is also the fastest option.", "zh": "推荐方案也是最快方案。"},
+    "fastest_only": {"en": "The fastest option is {fastest}.", "zh": "最快方案：{fastest}。"},
+    "recommended_fastest_only": {"en": "It is also the fastest option.", "zh": "推荐方案也是最快方案。"},
     "single_needs_more": {
         "en": "it needs at least {min_cards} cards of memory",
         "zh": "显存至少需要 {min_cards} 张卡",
     },
-    "single_no_offer": {"en": "no single-card offer fits", "zh": "没有符合条件的单卡报价"},
     "single_fastest": {"en": "A single card is also the fastest option.", "zh": "单卡即是最快方案。"},
     "single_recommended": {
         "en": "That is the single-card option; the fastest option is {fastest}.",

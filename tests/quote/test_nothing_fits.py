@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
+from schemas.quote import Excluded
 from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
@@ -75,3 +76,11 @@ async def test_over_http_the_budget_blocker_is_named(client: AsyncTestClient[Any
     body = response.json()
     assert body["quotes"] == []
     assert "costs ¥216.00 (budget ¥100)" in body["summary"]
+
+
+def test_stale_prices_are_not_counted_when_nothing_fits() -> None:
+    # Every reference price is stale (observed 2025-01-01, quoted 2026-11-30), so stale offers are the
+    # fallback: with nothing within ¥100, the 86 candidates are left out for the budget alone.
+    response = quote_reference(BUDGET_100)
+    assert response.excluded == Excluded(budget=86)
+    assert "stale" not in response.summary
