@@ -85,8 +85,9 @@ PLACE_NAMES_ZH: Mapping[str, str] = {place: chinese for chinese, place in PLACE_
 
 def place_display_name(place: str, lang: str) -> str:
     """A region or city id as prose writes it: ``Suzhou`` in English, 苏州 in Chinese (the id when unknown)."""
-    if lang == "zh":
-        return PLACE_NAMES_ZH.get(place, place)
+    if lang == "zh" and place in PLACE_NAMES_ZH:
+        return PLACE_NAMES_ZH[place]
+    # A place without a Chinese name is written as English writes it, in Chinese prose too.
     return " ".join(word.capitalize() for word in place.split("-"))
 
 

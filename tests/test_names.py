@@ -14,9 +14,11 @@ from service.names import (
     KnownNames,
     NameQuery,
     ResolvedNames,
+    place_display_name,
     resolve_gpu,
     resolve_names,
 )
+from service.quote import join_text, text
 from tests.builders import make_offer
 
 SUZHOU = make_offer("js-suzhou-ref", "4090", region="jiangsu", city="suzhou")
@@ -143,3 +145,24 @@ def test_resolved_names_admit_offers_matching_every_filter() -> None:
     resolved = resolve({"regions": ["jiangsu", "shenzhen"], "cities": ["Suzhou"]})
     assert [resolved.admits(offer) for offer in (SUZHOU, NANSHAN)] == [True, False]
     assert ResolvedNames().admits(NANSHAN)
+
+
+@pytest.mark.parametrize(
+    ("place", "lang", "shown"),
+    [("suzhou", "zh", "苏州"), ("suzhou", "en", "Suzhou"), ("hubei-wuhan", "en", "Hubei Wuhan"),
+     ("hubei-wuhan", "zh", "Hubei Wuhan")],
+)  # fmt: skip
+def test_a_place_without_a_chinese_name_is_written_as_english_writes_it(
+    place: str, lang: str, shown: str
+) -> None:
+    assert place_display_name(place, lang) == shown
+
+
+def test_chinese_prose_sets_no_space_around_chinese_names_and_lists_with_a_dunhao() -> None:
+    remote = text("warn_data_remote", "zh", city="无锡", data_city="苏州")
+    assert remote == "数据在苏州，该报价在无锡：跨城读取会带来 IO 等待，建议先拷贝到本地（提供数据集大小可计算拷贝时间）"
+    assert join_text("join_list", ["江苏", "深圳"], "zh") == "江苏、深圳"
+    # Latin names keep their spaces.
+    assert text("warn_data_remote", "zh", city="Hubei Wuhan", data_city="苏州").startswith(
+        "数据在苏州，该报价在 Hubei"
+    )

@@ -35,10 +35,10 @@ def _compute(description: str, total_cny: float, others: tuple[LineItem, ...] = 
 
 
 def _card_hour(
-    offer: Offer, pricing: CardHourPricing, cards: int, bill: Bill, total_cny: float, lang: Lang
+    gpu_name: str, pricing: CardHourPricing, cards: int, bill: Bill, total_cny: float, lang: Lang
 ) -> list[LineItem]:
     price, hours = format_cny(pricing.cny_per_card_hour), hours_text(bill.billed_hours)
-    description = text("item_card_hour", lang, cards=cards, gpu=offer.gpu, price=price, hours=hours)
+    description = text("item_card_hour", lang, cards=cards, gpu=gpu_name, price=price, hours=hours)
     if pricing.min_billed_hours > 0 and bill.billed_hours == pricing.min_billed_hours:
         description += text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
     return [_compute(description, total_cny)]
@@ -76,6 +76,7 @@ def _bundle(
     reference: Offer | None,
     lang: Lang,
     wall_clock_hours: float,
+    gpu_name: str,
 ) -> list[LineItem]:
     hours = hours_text(bill.billed_hours)
     fields = {
@@ -102,7 +103,7 @@ def _bundle(
                     "item_bundle_list",
                     lang,
                     cards=cards,
-                    gpu=offer.gpu,
+                    gpu=gpu_name,
                     price=format_cny(card_hour_price),
                     reference=reference.id,
                     hours=hours_text(list_hours),
@@ -139,6 +140,7 @@ def mixed_line_items(
     combination: Combination,
     total_cny: float,
     lang: Lang,
+    gpu_name: str,
 ) -> list[LineItem]:
     """A combined plan's lines: each package period bought, then the card-hours for the rest; the last
     line takes the rounding difference, so the lines add up to ``total_cny``."""
@@ -163,7 +165,7 @@ def mixed_line_items(
             "item_mixed_hourly",
             lang,
             cards=cards,
-            gpu=hourly.gpu,
+            gpu=gpu_name,
             price=format_cny(plan.cny_per_card_hour),
             hours=hours_text(combination.card_hours_billed),
             offer=hourly.id,
@@ -181,18 +183,20 @@ def line_items(
     total_cny: float,
     card_hour_reference: Offer | None,
     lang: Lang,
+    gpu_name: str,
     wall_clock_hours: float = 0.0,
 ) -> list[LineItem]:
-    """The expected bill's lines for ``cards`` cards of ``offer``, adding up to ``total_cny``."""
+    """The expected bill's lines for ``cards`` cards of ``offer`` (called ``gpu_name``, as people write it),
+    adding up to ``total_cny``."""
     pricing = offer.pricing
     match pricing:
         case CardHourPricing():
-            return _card_hour(offer, pricing, cards, bill, total_cny, lang)
+            return _card_hour(gpu_name, pricing, cards, bill, total_cny, lang)
         case NodeHourPricing():
             return _node_hour(pricing, bill, total_cny, lang)
         case BundlePricing():
             return _bundle(
-                offer, pricing, cards, bill, total_cny, card_hour_reference, lang, wall_clock_hours
+                offer, pricing, cards, bill, total_cny, card_hour_reference, lang, wall_clock_hours, gpu_name
             )
         case TermPricing():
             return _term(pricing, bill, total_cny, lang)

@@ -8,6 +8,7 @@ punctuates and joins them lives here (``join_sentences``, ``join_list``), so a r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from decimal import Decimal
 
@@ -129,7 +130,7 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "speed-up {low}–{high}× on {cards} cards for a {communication} job over {interconnect}: "
         "{source} (pass measured points in scaling to replace it)",
         "zh": "{cards} 卡加速比 {low}–{high} 倍（{communication}任务，{interconnect} 互联）：{source}"
-        "（可在 scaling 传入实测点替换）",
+        "（可传入实测的加速比替换）",
     },
     "scaling_source_nvlink_light": {
         "en": "NVLink machines keep 0.84–0.98 efficiency on 8 cards (NVIDIA DeepLearningExamples)",
@@ -221,8 +222,8 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "更大的批量或更长的序列可能放不下",
     },
     "warn_memory_unchecked": {
-        "en": "memory fit not checked: give both the model's size and the task",
-        "zh": "未检查显存：请同时提供模型大小和任务类型",
+        "en": "memory fit not checked: give the model's size and, for a batch job, the task",
+        "zh": "未检查显存：请提供模型大小；批处理任务还需提供任务类型",
     },
     "warn_value_without_time": {
         "en": "ranking by value needs what an hour of waiting costs you; ranked by cost",
@@ -230,7 +231,7 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     # Joining: how a language strings sentences, and list items, together.
     "join_sentences": {"en": "{first} {then}", "zh": "{first}{then}"},
-    "join_list": {"en": "{first}, {then}", "zh": "{first}，{then}"},
+    "join_list": {"en": "{first}, {then}", "zh": "{first}、{then}"},
     # Summary: the options.
     "pricing_card_hour": {"en": "billed per card-hour", "zh": "按卡时计费"},
     "pricing_node_hour": {"en": "billed per node-hour", "zh": "按节点时计费"},
@@ -267,8 +268,10 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "单卡无法运行（{reason}）；推荐方案也是最快方案。",
     },
     "fastest_only": {"en": "The fastest option is {fastest}.", "zh": "最快方案：{fastest}。"},
-    "recommended_fastest_only": {"en": "It is also the fastest option.", "zh": "推荐方案也是最快方案。"},
-    "fastest_only": {"en": "The fastest option is {fastest}.", "zh": "最快方案：{fastest}。"},
+    "serving_same_hours": {
+        "en": "Every option stays up the same {hours} h: for serving, more cards add replicas, not speed.",
+        "zh": "每个方案都运行同样的 {hours} 小时：推理服务中，多加卡只增加副本，不会更快。",
+    },
     "recommended_fastest_only": {"en": "It is also the fastest option.", "zh": "推荐方案也是最快方案。"},
     "single_needs_more": {
         "en": "it needs at least {min_cards} cards of memory",
@@ -413,9 +416,16 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
 }
 
 
+_SPACE_BETWEEN_HAN = re.compile(
+    r"(?<=[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]) (?=[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef])"
+)
+
+
 def text(key: str, lang: Lang, **fields: object) -> str:
     """Message ``key`` in ``lang``, its fields filled in (fields the template does not use are ignored)."""
-    return TEMPLATES[key][lang].format(**fields)
+    filled = TEMPLATES[key][lang].format(**fields)
+    # Chinese sets no space between Chinese words and a Chinese name filled in (数据在苏州, 无锡参考云的).
+    return _SPACE_BETWEEN_HAN.sub("", filled) if lang == "zh" else filled
 
 
 def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:

@@ -12,7 +12,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from schemas.offer import CardHourPricing, NodeHourPricing
-from schemas.quote import Quote, QuoteRequest, QuoteResponse
+from schemas.quote import Quote, QuoteRequest, QuoteResponse, Workload
 from service.app import create_app
 from service.quote import QuoteOptions, Snapshot, build_quote
 from service.services import AppServices, build_services
@@ -147,3 +147,19 @@ def test_counts_an_offer_never_sells_are_no_capacity_exclusion() -> None:
         8,
         16,
     }
+
+
+@pytest.mark.parametrize(
+    ("lang", "line"),
+    [("en", "1 × H800 at ¥40.00/card-hour × 15 h"), ("zh", "1 张 H800，¥40.00/卡时 × 15 小时")],
+)
+def test_line_items_name_the_gpu_as_people_write_it(lang: str, line: str) -> None:
+    # 48 h on an RTX 4090 at the H800's measured 3.2×: 15 h, billed at ¥40/card-hour.
+    h800 = offer("sz-x", "h800", gpu="h800", pricing=CardHourPricing(cny_per_card_hour=40.0))
+    workload_request = QuoteRequest(
+        workload=Workload(gpu_hours=48.0, reference_gpu="rtx4090", speed_ratios={"h800": 3.2}),
+        card_counts=[1],
+        lang=lang,  # type: ignore[arg-type]
+    )
+    (quote,) = build_quote(snapshot([h800]), workload_request, options=options()).quotes
+    assert quote.breakdown[0].description == line
