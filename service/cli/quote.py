@@ -18,10 +18,12 @@ from typing import Any
 
 import msgspec
 
+from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.errors import InvalidRequest
 from service.inputs import convert_input
+from service.names import gpu_display_name
 from service.quote import format_cny, hours_text, join_text, text
 from service.services import build_services
 from service.settings import Settings
@@ -79,9 +81,18 @@ def _flag(field: str) -> str:
     return _FLAGS.get(field, "--" + field.replace("_", "-") if field else "arguments")
 
 
+# A field name inside a reason: ``workload.<name>`` or a snake_case top-level field (``card_counts``).
+_FIELD_IN_REASON = re.compile(r"\b(?:workload\.[a-z_]+|[a-z]+(?:_[a-z]+)+)\b")
+
+
+def _reason_in_flags(reason: str) -> str:
+    """The reason with each request field it names (a cross-field check names two) told as its flag."""
+    return _FIELD_IN_REASON.sub(lambda match: _FLAGS.get(match[0], match[0]), reason)
+
+
 def argument_error(error: InvalidRequest) -> ArgumentError:
     """The request's error (the same sentence every surface gives), told in this command's own flags."""
-    return ArgumentError(_flag(error.field or ""), error.reason)
+    return ArgumentError(_flag(error.field or ""), _reason_in_flags(error.reason))
 
 
 def _speed_ratios(values: list[str] | None) -> dict[str, Any] | None:
@@ -100,7 +111,9 @@ def _card_counts(value: str | None) -> list[int] | None:
     if not value:
         return None
     counts: list[int] = []
-    for item in _names([value]) or []:
+    for item in (item.strip() for item in value.split(",")):
+        if not item:
+            raise ArgumentError("--cards", f"{value!r} has an empty item; give counts like 1,4,8")
         if not item.isdigit():
             raise ArgumentError("--cards", f"{item!r} is not a whole number of cards; give counts like 1,4,8")
         counts.append(int(item))
@@ -193,8 +206,16 @@ def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
     return join_text("join_list", marks, lang)
 
 
-def format_table(response: QuoteResponse, lang: Lang = "en") -> str:
-    """The ranked quotes as a plain-text table, then the summary, warnings and exclusions, in ``lang``."""
+def _pricing_name(pricing: str, lang: Lang) -> str:
+    """English keeps the API's pricing ids (``card_hour``); Chinese names them (按卡时计费)."""
+    return text(f"pricing_{pricing}", lang) if lang == "zh" else pricing
+
+
+def format_table(
+    response: QuoteResponse, lang: Lang = "en", catalog: GpuCatalog = DEFAULT_GPU_CATALOG
+) -> str:
+    """The ranked quotes as a plain-text table, then the summary, warnings and exclusions, in ``lang``;
+    GPUs as people write them (``RTX 4090``)."""
     header = tuple(text(f"table_{name}", lang) for name in _COLUMNS)
     rows = [header]
     mark = text("table_illustrative_mark", lang)
@@ -206,7 +227,8 @@ def format_table(response: QuoteResponse, lang: Lang = "en") -> str:
         )
         cost = _range_text(*(format_cny(value) for value in (quote.cost_cny.low, quote.cost_cny.expected,
                                                               quote.cost_cny.high)))  # fmt: skip
-        rows.append((str(quote.rank), quote.gpu, str(quote.cards), offer, quote.pricing, hours, cost,
+        rows.append((str(quote.rank), gpu_display_name(quote.gpu, catalog), str(quote.cards), offer,
+                     _pricing_name(quote.pricing, lang), hours, cost,
                      format_cny(quote.effective_card_hour_cny), _notes(response, quote, lang)))  # fmt: skip
     widths = [max(_width(row[column]) for row in rows) for column in range(len(header))]
     lines = [

@@ -148,3 +148,39 @@ def test_a_bad_speed_ratio_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     args = _parse("--gpu-hours", "48", "--speed-ratio", "h800")
     assert args.handler(args) == 2
     assert capsys.readouterr().err.startswith("gpuquote quote: --speed-ratio: 'h800' is not GPU=RATIO")
+
+
+def test_table_names_gpus_and_pricing_as_people_write_them() -> None:
+    catalog = snapshot([offer("js-suzhou", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0))])
+    english = format_table(build_quote(catalog, request(48, card_counts=[1]), options=options())).splitlines()
+    assert english[1].split()[:6] == ["1", "RTX", "4090", "1", "js-suzhou:4090", "card_hour"]
+    chinese = format_table(
+        build_quote(catalog, request(48, card_counts=[1], lang="zh"), options=options()), "zh"
+    ).splitlines()
+    assert chinese[1].split()[:6] == ["1", "RTX", "4090", "1", "js-suzhou:4090", "按卡时计费"]
+    assert "rtx4090" not in chinese[1] and "card_hour" not in chinese[1]
+
+
+@pytest.mark.usefixtures("embedded_store")
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (("--serving-hours", "720", "--gpu-hours", "48"), "takes --serving-hours, not --gpu-hours"),
+        (("--replicas", "2", "--gpu-hours", "48"), "replicas are for a serving workload (--serving-hours)"),
+    ],
+)
+def test_cross_field_errors_speak_of_flags(
+    argv: tuple[str, ...], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _parse(*argv)
+    assert args.handler(args) == 2
+    error = capsys.readouterr().err
+    assert expected in error and "workload." not in error
+
+
+def test_an_empty_card_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _parse("--gpu-hours", "48", "--cards", "4,,8")
+    assert args.handler(args) == 2
+    assert capsys.readouterr().err.strip() == (
+        "gpuquote quote: --cards: '4,,8' has an empty item; give counts like 1,4,8"
+    )
