@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
@@ -36,19 +37,25 @@ def _services(state: State) -> AppServices:
 
 
 def _middleware(
-    settings: Settings, services: AppServices
+    settings: Settings, services: AppServices, clock: Callable[[], float]
 ) -> list[DefineMiddleware | ASGIMiddleware | type[RequestMiddleware]]:
     middleware: list[DefineMiddleware | ASGIMiddleware | type[RequestMiddleware]] = [RequestMiddleware]
     # Counts live in the price store's Redis when there is one (one pool, one breaker for both).
     client = services.store.client if isinstance(services.store, RedisPriceStore) else None
-    limits = rate_limit_middleware(settings, client=client, breaker=services.snapshots.breaker)
+    limits = rate_limit_middleware(settings, client=client, breaker=services.snapshots.breaker, clock=clock)
     if limits is not None:
         middleware.append(limits)
     return middleware
 
 
-def create_app(settings: Settings | None = None, *, services: AppServices | None = None) -> Litestar:
-    """The ASGI app. ``settings`` default to the environment; tests pass their own (or ready services)."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    services: AppServices | None = None,
+    clock: Callable[[], float] = time.time,
+) -> Litestar:
+    """The ASGI app. ``settings`` default to the environment; tests pass their own (or ready services),
+    and a ``clock`` for the rate limit's windows."""
     resolved_settings = settings or (services.settings if services else Settings.from_env())
     app_services = services or build_services(resolved_settings)
 
@@ -70,7 +77,7 @@ def create_app(settings: Settings | None = None, *, services: AppServices | None
         state=State({"services": app_services}),
         lifespan=[lifespan],
         plugins=[ProblemDetailsPlugin(problem_details_config())],
-        middleware=_middleware(resolved_settings, app_services),
+        middleware=_middleware(resolved_settings, app_services, clock),
         cors_config=cors_config(resolved_settings),
         request_max_body_size=resolved_settings.max_body_bytes,
         logging_config=None,  # logging is configured once, by `gpuquote serve` (service.logs), not per app

@@ -177,9 +177,14 @@ class RateLimitMiddleware(ASGIMiddleware):
 
 
 def rate_limit_middleware(
-    settings: Settings, *, client: RedisClient | None, breaker: StoreBreaker | None
+    settings: Settings,
+    *,
+    client: RedisClient | None,
+    breaker: StoreBreaker | None,
+    clock: Callable[[], float] = time.time,
 ) -> RateLimitMiddleware | None:
-    """The limiter for ``settings``, counting in Redis through ``client`` when one is given."""
+    """The limiter for ``settings``, counting in Redis through ``client`` when one is given; ``clock``
+    (seconds since the epoch) places each request in its one-minute window."""
     if settings.rate_limit_per_minute <= 0:
         return None
     limiter = RateLimiter(
@@ -188,6 +193,7 @@ def rate_limit_middleware(
         namespace=settings.redis_namespace,
         deadline_s=settings.store_deadline_s,
         breaker=breaker,
+        clock=clock,
     )
     return RateLimitMiddleware(limiter, settings.admin_api_keys, ClientAddress(settings.trusted_proxies))
 

@@ -6,11 +6,12 @@ import logging
 import uuid
 
 import pytest
+from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from litestar.types import Scope
 
 from service.app import create_app
-from service.http.limits import ClientAddress, RateLimiter
+from service.http.limits import ClientAddress
 from service.services import build_services
 from service.settings import Settings, SettingsError
 from tests.servers import RedisServer
@@ -19,13 +20,10 @@ QUOTE = {"workload": {"gpu_hours": 48}, "gpus": ["rtx4090"], "card_counts": [1]}
 MID_WINDOW_S = 1_800_000_030.0  # 30 s into a one-minute window
 
 
-@pytest.fixture(autouse=True)
-def one_window(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every request of a test counts in one window: a test that ran across a minute boundary would see
-    its counts start again half-way."""
-    defaults = RateLimiter.__init__.__kwdefaults__
-    assert defaults is not None and "clock" in defaults
-    monkeypatch.setitem(defaults, "clock", lambda: MID_WINDOW_S)
+def _app(settings: Settings) -> Litestar:
+    """Every request of a test counts in one window (a fixed clock): a test that ran across a minute
+    boundary would see its counts start again half-way."""
+    return create_app(services=build_services(settings), clock=lambda: MID_WINDOW_S)
 
 
 def _scope(peer: str, forwarded: str | None = None) -> Scope:
@@ -50,7 +48,7 @@ def test_a_bad_trusted_proxy_entry_is_a_settings_error() -> None:
 
 async def test_made_up_keys_and_forwarded_headers_do_not_buy_fresh_buckets() -> None:
     settings = Settings(rate_limit_per_minute=10, admin_api_keys=("configured-key",))
-    async with AsyncTestClient(create_app(settings)) as client:
+    async with AsyncTestClient(_app(settings)) as client:
         statuses = [
             (
                 await client.post(
@@ -78,7 +76,7 @@ async def test_rate_limit_fails_open_to_local_counts_when_redis_goes(
     private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = Settings(redis_url=private_redis.url, rate_limit_per_minute=3)
-    async with AsyncTestClient(create_app(services=build_services(settings))) as client:
+    async with AsyncTestClient(_app(settings)) as client:
         assert (await client.post("/quote", json=QUOTE)).status_code == 200  # counted in Redis
         before = _local_counts((await client.get("/metrics")).text)
         private_redis.stop()
