@@ -30,7 +30,7 @@ would cost and take.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -40,7 +40,12 @@ import numpy.typing as npt
 from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded
 from service.quote._billing import KIND_CODES, billed_hours
-from service.quote._candidates import fewest_meeting_deadline, plan_candidates, price_plans
+from service.quote._candidates import (
+    fewest_meeting_deadline,
+    plan_candidates,
+    price_plans,
+    serving_candidates,
+)
 from service.quote._locality import copy_hours, data_fees, elsewhere
 from service.quote._memory import min_cards
 from service.quote._money import cents_array
@@ -176,11 +181,13 @@ def _bill(
     speedups: tuple[FloatArray, FloatArray, FloatArray],
     column_code: IntArray,
     extra_hours: FloatArray,
+    units_rented: FloatArray | None = None,
 ) -> FloatArray:
     """Every figure of every candidate, billed by the one rule in ``_billing``, in one block.
 
     Each hours bound divides that bound's one-card hours by the matching speed-up: the fewest hours by
-    the highest speed-up, the most by the lowest.
+    the highest speed-up, the most by the lowest. ``units_rented`` replaces the one-rental units (a
+    serving job's replicas placed over several machines, ``_candidates.serving_units``).
     """
     figures = np.empty((len(Figure), cards.size, tables.size))
     figures[Figure.STORAGE_CNY :] = 0.0  # data fees, added by ``_add_data_fees`` when a data set is given
@@ -188,6 +195,8 @@ def _bill(
     np.divide(cards[:, None], tables.unit_cards, out=units)
     np.ceil(units, out=units)
     np.maximum(tables.min_units, units, out=units)
+    if units_rented is not None:
+        units[...] = units_rented
     hourly_rate = np.multiply(units, tables.unit_rate_cny_per_hour, out=figures[Figure.HOURLY_RATE_CNY])
     # The three bounds in one pass each: hours rows low / expected / high divide the one-card hours of
     # the same bound by the high / expected / low speed-up, gathered per offer by its column.
@@ -206,6 +215,28 @@ def _bill(
     figures[Figure.BILLED_HOURS] = billed[1]
     billed *= hourly_rate
     return figures
+
+
+def _batch_candidates(
+    tables: OfferTables,
+    resolved: ResolvedRequest,
+    rows: tuple[BoolArray, FloatArray, FloatArray],
+    speedups_at: Callable[[Sequence[int]], ScalingColumns],
+    max_plan_cards: int,
+) -> tuple[tuple[int, ...], BoolArray]:
+    """The counts a batch job is evaluated at and which candidates are quoted: the requested counts, or
+    every count each row sells (and the fewest meeting the deadline). ``rows``: matching, the memory
+    minimum and the expected one-card hours."""
+    matching, fewest_cards, one_card_hours = rows
+    if resolved.card_counts is not None:
+        return resolved.evaluated_counts, np.isin(resolved.evaluated_counts, resolved.card_counts)[:, None]
+    deadline_hours = resolved.request.deadline_hours
+    deadline_cards = None
+    if deadline_hours is not None:
+        deadline_cards = fewest_meeting_deadline(
+            tables, speedups_at((1,)), one_card_hours, deadline_hours, matching, fewest_cards, max_plan_cards
+        )
+    return plan_candidates(tables, resolved.evaluated_counts, max_plan_cards, deadline_cards)
 
 
 def evaluate(
@@ -243,19 +274,17 @@ def evaluate(
             serving=resolved.serving,
         )
 
-    if resolved.card_counts is None:
-        deadline_cards = None
-        if request.deadline_hours is not None:
-            deadline_cards = fewest_meeting_deadline(
-                tables, speedups_at((1,)), one_card_hours[1], request.deadline_hours, matching, fewest_cards,
-                max_plan_cards,
-            )  # fmt: skip
-        evaluated_counts, requested = plan_candidates(
-            tables, resolved.evaluated_counts, max_plan_cards, deadline_cards
+    units_rented: FloatArray | None
+    placed: BoolArray | None
+    if resolved.serving:
+        evaluated_counts, requested, units_rented, placed = serving_candidates(
+            tables, fewest_cards, resolved.replicas, resolved.card_counts, matching
         )
     else:
-        evaluated_counts = resolved.evaluated_counts
-        requested = np.isin(evaluated_counts, resolved.card_counts)[:, None]
+        evaluated_counts, requested = _batch_candidates(
+            tables, resolved, (matching, fewest_cards, one_card_hours[1]), speedups_at, max_plan_cards
+        )
+        units_rented = placed = None
     counts = np.array(evaluated_counts, dtype=np.float64)
     scaling = speedups_at(evaluated_counts)
     remote = elsewhere(tables, resolved.data_city)
@@ -266,6 +295,7 @@ def evaluate(
         (scaling.low, scaling.expected, scaling.high),
         scaling.code,
         extra_hours=np.where(remote, copy_hours(workload.dataset_gb or 0.0, cross_city_mbps), 0.0),
+        units_rented=units_rented,
     )
     if tables.plans:
         # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
@@ -273,10 +303,7 @@ def evaluate(
         bounds = [(Figure.HOURS_LOW + at, Figure.COST_LOW + at) for at in range(3)]
         requested = requested & price_plans(tables, figures, counts, bounds, Figure.COST_EXPECTED)
     _add_data_fees(figures, tables, remote, workload.dataset_gb)
-    if resolved.serving:  # on each offer, exactly the cards that hold the model × replicas
-        requested = requested & (counts[:, None] == fewest_cards * resolved.replicas)
-
-    capacity_ok = _supplies(figures[Figure.UNITS], counts[:, None], tables)
+    capacity_ok = placed if placed is not None else _supplies(figures[Figure.UNITS], counts[:, None], tables)
     # An offer whose most cards cannot hold the model fails on memory at every count.
     holds_model = fewest_cards <= tables.max_units * tables.unit_cards
     memory_ok = (counts[:, None] >= fewest_cards) & holds_model

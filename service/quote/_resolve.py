@@ -14,10 +14,11 @@ import numpy as np
 
 from adapters.gpus import GpuCatalog
 from adapters.models import UnknownModelName, resolve_model
-from schemas.quote import MAX_CARDS, QuotePricingKind, QuoteRequest, Task, Workload
+from schemas.quote import QuotePricingKind, QuoteRequest, Task, Workload
 from schemas.vendor import VendorStatus
 from service.errors import InvalidRequest
-from service.names import BODY_FIELDS, FieldNames, KnownNames, NameQuery, resolve_gpu, resolve_names
+from service.names import BODY_FIELDS, KnownNames, NameQuery, resolve_gpu, resolve_names, resolve_place
+from service.quote._candidates import serving_layout
 from service.quote._memory import memory_needed_gb, min_cards
 from service.quote._scaling import ScalingCurve, curve_from_override
 from service.quote._tables import OfferTables
@@ -43,7 +44,8 @@ class ResolvedRequest:
     memory_needed_gb: float | None
     memory_check_incomplete: bool
     # ``workload.kind``: the job's hours (gpu_hours for batch, the wall-clock hours for serving), and for
-    # serving the replicas; ``card_counts`` are then the multiples of cards the model needs × replicas.
+    # serving the replicas; ``card_counts`` are then total cards, whole replicas on each offer
+    # (``_candidates.serving_layout``), None for exactly ``replicas`` of them.
     serving: bool = False
     job_hours: float = 0.0
     replicas: int = 1
@@ -116,9 +118,9 @@ def resolve_request(
         if params_b is not None and task is not None
         else None
     )
-    if serving:
-        card_counts = _serving_counts(memory_needed, tables, workload.replicas)
-    data_city = _data_city(workload, known, catalog)
+    if serving and card_counts is not None:
+        _check_serving_counts(card_counts, memory_needed, tables, names.gpus, workload.replicas)
+    data_city = _data_city(workload, known)
     return ResolvedRequest(
         request=request,
         card_counts=card_counts,
@@ -169,24 +171,58 @@ def _serving_task(workload: Workload) -> Task:
     return "inference"
 
 
-def _serving_counts(memory_needed: float | None, tables: OfferTables, replicas: int) -> tuple[int, ...]:
-    """The card counts a serving job can take: cards that hold the model on each GPU × replicas."""
-    per_replica = (
-        np.ones(1) if memory_needed is None else min_cards(memory_needed, np.unique(tables.gpu_memory_gb))
-    )
-    counts = {int(cards) * replicas for cards in per_replica if cards * replicas <= MAX_CARDS}
-    return tuple(sorted(counts))
+def _check_serving_counts(
+    card_counts: tuple[int, ...],
+    memory_needed: float | None,
+    tables: OfferTables,
+    gpus: frozenset[str] | None,
+    replicas: int,
+) -> None:
+    """Each ``card_counts`` total must hold whole replicas, at least ``replicas`` of them, on some offer
+    (its cards per replica: ``_candidates.serving_layout``); else a 422 saying what they need.
+
+    A 422 rather than a warning: a count that no offer can split into replicas would otherwise return
+    nothing (or, before, silently another count), and the sentence tells the caller the count to ask for.
+    """
+    fewest = np.ones(tables.size) if memory_needed is None else min_cards(memory_needed, tables.gpu_memory_gb)
+    layout = serving_layout(tables, fewest)
+    rows = layout.hosts.copy()
+    if gpus is not None:
+        rows &= np.array(
+            [tables.gpu_names[code] in gpus for code in tables.gpu_code.tolist()], dtype=np.bool_
+        )
+    sizes = sorted({int(cards) for cards in layout.replica_cards[rows].tolist()})
+    if not sizes:
+        return  # no offer hosts a replica at all: the evaluation says so (memory, capacity)
+    for cards in card_counts:
+        if any(cards % size == 0 and cards >= replicas * size for size in sizes):
+            continue
+        need = " or ".join(f"{replicas * size}" for size in sizes)
+        per_replica = " or ".join(f"{size}" for size in sizes)
+        label = "replica" if replicas == 1 else "replicas"
+        if cards < replicas * sizes[0]:
+            reason = f"{replicas} {label} of {per_replica} cards need {need} cards; {cards} is too few"
+        else:
+            reason = (
+                f"{cards} cards are not whole replicas of {per_replica} cards; {replicas} {label} need "
+                f"{need} cards (or a multiple of the cards per replica for more replicas)"
+            )
+        raise InvalidRequest("card_counts", reason)
 
 
-def _data_city(workload: Workload, known: KnownNames, catalog: GpuCatalog) -> str | None:
-    """The canonical city ``workload.data_city`` names (Chinese names too), or a 422 listing the valid."""
+def _data_city(workload: Workload, known: KnownNames) -> str | None:
+    """The city ``workload.data_city`` names, as an id (``service.names.resolve_place``): any city, since
+    data is often kept where no vendor rents cards, and every offer then waits for the copy. A size with
+    no city is a 422: the copy time cannot be worked out."""
     if workload.data_city is None:
+        if workload.dataset_gb is not None:
+            raise InvalidRequest(
+                "workload.dataset_gb", "the copy time needs the city the data is in: give data_city too"
+            )
         return None
-    fields = FieldNames(gpus="gpus", regions="regions", cities="workload.data_city", vendors="vendors")
-    names = resolve_names(
-        NameQuery(cities=(workload.data_city,)), known=known, catalog=catalog, fields=fields
-    )
-    return next(iter(names.cities or ()), None)
+    if not workload.data_city.strip():
+        raise InvalidRequest("workload.data_city", "is empty: give the city the data is in")
+    return resolve_place(workload.data_city, known.cities)
 
 
 # ``model`` and ``model_params_b`` may both be given when they name the same size, to 1 %.
