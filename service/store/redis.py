@@ -5,8 +5,7 @@ Keys share one hash tag so a vendor rewrite is one MULTI/EXEC on a cluster too::
     <ns>:{prices}:vendor:<id>          msgpack list[Offer]
     <ns>:{prices}:status               hash: vendor id -> msgpack VendorStatus
     <ns>:{prices}:version              integer, INCR on every successful write
-    <ns>:{prices}:changes:<offer_id>   list of msgpack PriceChange, oldest first, trimmed
-    <ns>:{prices}:history:<offer_id>   stream of msgpack PriceChange: older releases' history, read only
+    <ns>:{prices}:history:<offer_id>   stream of msgpack PriceChange, trimmed
     <ns>:{prices}:refresh-lock         token of the refresher holding the lock (PX expiry)
 
 ``<ns>`` is ``gpuquote`` unless a deployment (or a test) shares a Redis with others.
@@ -19,8 +18,6 @@ refresh repairs the store.
 
 from __future__ import annotations
 
-import asyncio
-import collections
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -79,34 +76,22 @@ if stype ~= 'none' and stype ~= 'hash' then
 end
 return {bad_version, bad_status}
 """
-# Appends a chunk of price changes: ARGV[1] is the key prefix, ARGV[2] the newest entries kept per offer,
-# ARGV[3] the offer ids and entries concatenated (id, entry, id, entry, ...), ARGV[4] a msgpack array of
-# their lengths (Lua's cmsgpack has no bytes type, so entries travel as one blob and Redis parses four
-# arguments, not 200,000). KEYS[1] (the status key, same hash tag) only routes the call on a cluster.
-# One RPUSH per offer, trimmed only once the list is longer than the limit. A key that holds something
-# other than a list is found where RPUSH fails on it (no TYPE check per offer), deleted and written
-# again. Returns those keys.
+# Appends one price change per key (ARGV[1] is MAXLEN, ARGV[i + 1] the i-th key's entry); a key that
+# holds something other than a stream is deleted first, so its XADD can succeed. Returns those keys.
 _HISTORY_SCRIPT = """
-local prefix, keep = ARGV[1], tonumber(ARGV[2])
-local blob, lengths = ARGV[3], cmsgpack.unpack(ARGV[4])
-local reset, at = {}, 1
-for i = 1, #lengths, 2 do
-  local key = prefix .. string.sub(blob, at, at + lengths[i] - 1)
-  at = at + lengths[i]
-  local entry = string.sub(blob, at, at + lengths[i + 1] - 1)
-  at = at + lengths[i + 1]
-  local length = redis.pcall('RPUSH', key, entry)
-  if type(length) == 'table' then
+local reset = {}
+for i, key in ipairs(KEYS) do
+  local kind = redis.call('TYPE', key)['ok']
+  if kind ~= 'none' and kind ~= 'stream' then
     redis.call('DEL', key)
-    length = redis.call('RPUSH', key, entry)
     reset[#reset + 1] = key
   end
-  if length > keep then redis.call('LTRIM', key, -keep, -1) end
+  redis.call('XADD', key, 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1])
 end
 return reset
 """
 _READ_ATTEMPTS = 5
-_HISTORY_CHUNK = 10_000  # price changes per script call (Redis runs one call at a time: ~20 ms each)
+_HISTORY_CHUNK = 5_000  # XADDs per pipeline round trip when a write appends price changes
 _DECODE_ERRORS = (msgspec.DecodeError, ValueError, TypeError, OverflowError)
 
 RedisClient = aioredis.Redis | RedisCluster
@@ -158,13 +143,6 @@ def _text(value: bytes | str) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else value
 
 
-def _history_chunk(changes: Sequence[PriceChange]) -> tuple[bytes, bytes]:
-    """``_HISTORY_SCRIPT``'s blob (offer id, entry, offer id, entry, ...) and the msgpack of their lengths."""
-    encode = offers_encoder.encode
-    parts = [part for change in changes for part in (change.offer_id.encode(), encode(change))]
-    return b"".join(parts), encode([len(part) for part in parts])
-
-
 def _is_wrong_type(error: BaseException) -> bool:
     return isinstance(error, ResponseError) and "WRONGTYPE" in str(error)
 
@@ -184,10 +162,7 @@ class RedisPriceStore:
         self._status_key = f"{prefix}:status"
         self._lock_key = f"{prefix}:refresh-lock"
         self._vendor_prefix = f"{prefix}:vendor:"
-        self._history_prefix = f"{prefix}:changes:"
-        # Older releases kept one stream per offer here (about 4.7 kB each in Redis, against about
-        # 0.2 kB for a one-entry list): still read, older than the list's entries, never written.
-        self._legacy_history_prefix = f"{prefix}:history:"
+        self._history_prefix = f"{prefix}:history:"
         self._history_max_entries = history_max_entries
         self._on_fault = on_fault
 
@@ -333,14 +308,12 @@ class RedisPriceStore:
     async def write_vendor(self, vendor: str, offers: Sequence[Offer], status: VendorStatus) -> int:
         """The vendor's offers, status and the version in one MULTI/EXEC, then its price changes.
 
-        The history lists are an append-only log, appended after the atomic write by one script call
-        per ``_HISTORY_CHUNK`` changes (one MULTI holding 100,000 XADDs, after 100,000 TYPE checks, was the
-        slowest part of a big sheet's first write; a one-entry stream also takes about 4.7 kB of Redis
-        memory, a one-entry list about 0.2 kB). Readers never see a change before the price it records
-        is served. Each chunk is atomic; a crash or a Redis failure after the MULTI leaves the new prices
-        served and the changes of the chunks not yet run missing from the history (the next refresh
-        compares against the new prices, so they are not added again); it is logged, and the write
-        still counts as done.
+        The history streams are an append-only log, appended after the atomic write by a script per
+        ``_HISTORY_CHUNK`` changes (one MULTI holding 100,000 XADDs, after 100,000 TYPE checks, was the
+        slowest part of a big sheet's first write). Readers never see a change before the price it
+        records is served. A crash or a Redis failure between the two leaves the new prices served and
+        their changes missing from the history (the next refresh compares against the new prices, so
+        they are not added again); it is logged, and the write still counts as done.
         """
         vendor_key = self._vendor_prefix + vendor
         try:
@@ -358,43 +331,23 @@ class RedisPriceStore:
         return version
 
     async def _append_history(self, vendor: str, changes: Sequence[PriceChange]) -> None:
-        """One script call per ``_HISTORY_CHUNK`` changes, the next chunk encoded while Redis runs the
-        previous one (at most two calls in flight, so two pooled connections). Each call is atomic on its
-        own; a failed chunk is logged and the others still land."""
-        keep = str(self._history_max_entries)
-        in_flight: collections.deque[tuple[int, asyncio.Task[Any]]] = collections.deque()
-        failed: list[tuple[int, BaseException]] = []
-
-        async def settle(size: int, task: asyncio.Task[Any]) -> None:
-            try:
-                reset = await task
-            except (RedisError, OSError) as error:
-                failed.append((size, error))
-                return
-            for key in reset or ():
-                self._fault("history", _text(key), "not a list of price changes; reset it")
-
+        maxlen = str(self._history_max_entries)
         for start in range(0, len(changes), _HISTORY_CHUNK):
             chunk = changes[start : start + _HISTORY_CHUNK]
-            blob, lengths = _history_chunk(chunk)
-            call = self._client.eval(
-                _HISTORY_SCRIPT, 1, self._status_key, self._history_prefix, keep, blob, lengths
-            )
-            in_flight.append((len(chunk), asyncio.ensure_future(call)))
-            if len(in_flight) > 1:
-                await settle(*in_flight.popleft())
-            else:
-                await asyncio.sleep(0)  # let the call go out before encoding the next chunk
-        while in_flight:
-            await settle(*in_flight.popleft())
-        if failed:
-            logger.warning(
-                "price store: vendor %s: %d of %d price changes not added to the history: %s",
-                vendor,
-                sum(size for size, _ in failed),
-                len(changes),
-                failed[0][1],
-            )
+            keys = [self._history_prefix + change.offer_id for change in chunk]
+            payloads = [offers_encoder.encode(change) for change in chunk]
+            try:
+                reset = await self._client.eval(_HISTORY_SCRIPT, len(keys), *keys, maxlen, *payloads)
+            except (RedisError, OSError) as error:
+                logger.warning(
+                    "price store: vendor %s: %d price changes not added to the history: %s",
+                    vendor,
+                    len(changes) - start,
+                    error,
+                )
+                return
+            for key in reset or ():
+                self._fault("history", _text(key), "not a stream; reset it")
 
     async def write_status(self, status: VendorStatus) -> int:
         def queue(pipe: Any) -> None:
@@ -409,38 +362,23 @@ class RedisPriceStore:
         pipe.incr(self._version_key)
 
     async def history(self, offer_id: str, *, limit: int = 100) -> list[PriceChange]:
-        if limit <= 0:
-            return []
         key = self._history_prefix + offer_id
-        legacy_key = self._legacy_history_prefix + offer_id
         try:
-            pipe = self._client.pipeline(transaction=False)
-            pipe.xrevrange(legacy_key, count=limit)
-            pipe.lrange(key, -limit, -1)
-            legacy, entries = await pipe.execute(raise_on_error=False)
+            entries = await self._client.xrevrange(key, count=limit)
+        except ResponseError as error:
+            self._fault("history", key, str(error))
+            return []
         except (RedisError, OSError) as error:
             raise StoreUnavailable(f"redis history read failed: {error}") from error
-        payloads: list[tuple[str, Any]] = []
-        for where, result in ((legacy_key, legacy), (key, entries)):
-            if isinstance(result, ResponseError):
-                self._fault("history", where, str(result))
-            elif isinstance(result, BaseException):
-                raise StoreUnavailable(f"redis history read failed: {result}")
-        if isinstance(legacy, list):
-            payloads += [
-                (f"{legacy_key}#{_text(entry_id or b'?')}", (fields or {}).get(b"e"))
-                for entry_id, fields in reversed(legacy)
-            ]
-        if isinstance(entries, list):
-            payloads += [(f"{key}#{index}", entry) for index, entry in enumerate(entries)]
         changes: list[PriceChange] = []
-        for where, payload in payloads[-limit:]:
+        for entry_id, fields in reversed(entries or []):
+            payload = (fields or {}).get(b"e")
             try:
                 if payload is None:
                     raise ValueError("no `e` field")
                 changes.append(change_decoder.decode(_raw(payload)))
             except _DECODE_ERRORS as error:
-                self._fault("history", where, str(error))
+                self._fault("history", f"{key}#{_text(entry_id or b'?')}", str(error))
         return changes
 
     async def try_lock(self, token: str, ttl_s: float) -> bool:
