@@ -47,6 +47,7 @@ __all__ = [
     "place_display_name",
     "resolve_gpu",
     "resolve_names",
+    "resolve_place",
 ]
 
 
@@ -76,6 +77,25 @@ PLACE_ALIASES: Mapping[str, str] = {
     "南通": "nantong",
     "广州": "guangzhou",
     "东莞": "dongguan",
+    # Cities a job's data is often kept in (``workload.data_city`` takes any city, offers or not).
+    "上海": "shanghai",
+    "北京": "beijing",
+    "杭州": "hangzhou",
+    "武汉": "wuhan",
+    "成都": "chengdu",
+    "重庆": "chongqing",
+    "天津": "tianjin",
+    "西安": "xian",
+    "合肥": "hefei",
+    "长沙": "changsha",
+    "郑州": "zhengzhou",
+    "青岛": "qingdao",
+    "宁波": "ningbo",
+    "厦门": "xiamen",
+    "贵阳": "guiyang",
+    "乌兰察布": "ulanqab",
+    "庆阳": "qingyang",
+    "中卫": "zhongwei",
 }
 
 
@@ -207,6 +227,14 @@ def resolve_gpu(name: str, catalog: GpuCatalog, *, field: str) -> str:
 def _place_key(name: str) -> str:
     key = _key(name)
     return PLACE_ALIASES.get(key.removesuffix("省").removesuffix("市"), key)
+
+
+def resolve_place(name: str, known: Iterable[str]) -> str:
+    """Any city, as an id: a ``known`` one as the data spells it, a Chinese name of a major city as its
+    pinyin id (上海 → ``shanghai``), any other name as given, lowercased. For where data lives, which
+    need not be a city with offers."""
+    by_key = {_key(place): place for place in sorted(known, reverse=True)}
+    return by_key.get(_key(name)) or by_key.get(_place_key(name)) or _place_key(name)
 
 
 def _resolve_known(

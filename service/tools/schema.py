@@ -69,10 +69,10 @@ _QUOTE_NOTES = {
     "speed-up; a heavy job across Ethernet nodes can be slower than one machine.",
     "workload.cross_node_factor": "Efficiency kept per doubling of nodes past one machine (0–1], measured "
     "on your cluster; replaces the factor derived from the offer's fabric and `communication`.",
-    "workload.data_city": "City where the job's data lives, e.g. nanjing or 南京; offers elsewhere add the "
-    "copy time of `dataset_gb` and warn of IO waits.",
-    "workload.dataset_gb": "Size of the job's data in GB: copy time for offers in another city, and "
-    "storage/traffic fees where the vendor lists them.",
+    "workload.data_city": "City where the job's data lives, any city (e.g. shanghai or 上海, also one "
+    "with no offers); offers elsewhere add the copy time of `dataset_gb` and warn of IO waits.",
+    "workload.dataset_gb": "Size of the job's data in GB (needs `data_city`): copy time for offers in "
+    "another city, and storage/traffic fees where the vendor lists them.",
     "workload.reference_gpu": "The GPU `gpu_hours` was measured on, e.g. rtx4090; hours convert to other "
     "models by each model's relative speed range (measured throughput to peak compute, GET /gpus), which "
     f"widens the hours and cost ranges. Ids: {_GPU_IDS}.",

@@ -155,11 +155,22 @@ def test_a_data_city_without_a_size_warns_of_io_waits_only() -> None:
     assert any("wait on IO" in warning for warning in quotes["suzhou@1"].warnings)
 
 
-def test_an_unknown_data_city_is_a_named_422() -> None:
+@pytest.mark.parametrize(
+    ("city", "shown"), [("shanghai", "Shanghai"), ("上海", "Shanghai"), ("Lhasa", "Lhasa")]
+)
+def test_data_kept_where_no_offer_is_makes_every_offer_wait_for_the_copy(city: str, shown: str) -> None:
+    quotes = located(city, dataset_gb=500)
+    # Neither Suzhou nor Nanjing holds the data: 48 h + 2.22 h on both.
+    assert quotes["suzhou@1"].hours.expected == quotes["nanjing@1"].hours.expected == 50.22
+    assert any(shown in warning and "2.22 h" in warning for warning in quotes["nanjing@1"].warnings)
+
+
+def test_a_dataset_size_without_its_city_is_a_named_422() -> None:
+    request = QuoteRequest(workload=Workload(gpu_hours=48.0, dataset_gb=500), card_counts=[1])
     with pytest.raises(InvalidRequest) as raised:
-        located("beijing")
-    assert raised.value.field == "workload.data_city"
-    assert "suzhou" in raised.value.reason
+        build_quote(snapshot([SUZHOU, NANJING]), request, options=options())
+    assert raised.value.field == "workload.dataset_gb"
+    assert "give data_city too" in raised.value.reason
 
 
 def test_a_slower_line_setting_lengthens_the_copy() -> None:
