@@ -138,6 +138,7 @@ class SnapshotCache:
                 contents = self._patched(contents)
             else:
                 self._fault_version, self.store_fault = None, None
+            contents = self._kept_failed_vendors(contents)
             # Building the tables is CPU work; a thread keeps the event loop answering meanwhile.
             snapshot = await asyncio.to_thread(Snapshot.build, contents, built_at=self._clock())
             self._snapshot = snapshot
@@ -161,6 +162,40 @@ class SnapshotCache:
             version=contents.version,
             offers_by_vendor=offers,
             statuses={**held.statuses, **contents.statuses},
+            faults=contents.faults,
+            unreadable_vendors=contents.unreadable_vendors,
+        )
+
+    def _kept_failed_vendors(self, contents: StoreContents) -> StoreContents:
+        """A vendor the store holds no offers for, whose stored status says its last refresh failed, keeps
+        the offers held here (with their old ``fetched_at``, so they age toward stale).
+
+        That is a store that came back empty and was refilled by a refresher holding no snapshot (the
+        ``gpuquote refresh`` CronJob) while this vendor's feed was down: its offers are missing, not
+        withdrawn. A vendor whose feed succeeds with no offers, or that leaves the vendors file (no status),
+        is dropped as before.
+        """
+        held = self._snapshot
+        if held is None:
+            return contents
+        kept: dict[str, list[Offer]] = {}
+        for offer in held.offers:
+            status = contents.statuses.get(offer.vendor)
+            if offer.vendor in contents.offers_by_vendor or status is None or status.last_error_at is None:
+                continue
+            if status.last_success_at is not None and status.last_success_at >= status.last_error_at:
+                continue
+            kept.setdefault(offer.vendor, []).append(offer)
+        if not kept:
+            return contents
+        logger.warning(
+            "store holds no offers for %s after a failed refresh; keeping the held offers",
+            ", ".join(sorted(kept)),
+        )
+        return StoreContents(
+            version=contents.version,
+            offers_by_vendor={**contents.offers_by_vendor, **kept},
+            statuses=contents.statuses,
             faults=contents.faults,
             unreadable_vendors=contents.unreadable_vendors,
         )
