@@ -82,8 +82,8 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "该报价按整节点（每节点 {node_cards} 卡，最少 {min_nodes} 个）计费",
     },
     "why_machine": {
-        "en": "the package rents a whole {billed}-card machine",
-        "zh": "该套餐按整机（{billed} 卡）出租",
+        "en": "the package rents whole machines",
+        "zh": "该套餐按整机出租",
     },
     "warn_converted": {
         "en": "hours converted from {reference} to {gpu} at {conversion}: {reference_hours} h on one card "
