@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from schemas.offer import CardHourPricing, Offer, TermPricing
+from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
 from schemas.quote import QuoteRequest, QuoteResponse, Workload
 from service.app import create_app
 from service.errors import InvalidRequest
@@ -92,6 +92,33 @@ def test_serving_without_a_model_runs_one_card_per_replica() -> None:
     response = serving(24.0, model_params_b=None, task=None, precision=None, replicas=3)
     assert {quote.cards for quote in response.quotes} == {3}
     assert all(quote.hours.expected == 24.0 for quote in response.quotes)
+
+
+# Replicas placed whole per machine, over as many rentals of one offer as needed (3 replicas of 4 cards).
+NODE = offer(
+    "sz-test", "4090-node", city="shenzhen", region="guangdong",
+    pricing=NodeHourPricing(cny_per_node_hour=40.0, cards_per_node=8),
+)  # fmt: skip
+CLUSTER = offer(
+    "sz-test", "4090-cluster", city="shenzhen", region="guangdong", interconnect="roce",
+    pricing=NodeHourPricing(cny_per_node_hour=30.0, cards_per_node=8, min_nodes=2),
+)  # fmt: skip
+BUNDLE = offer("js-suzhou", "4090x2", pricing=BundlePricing(cards=2, cny_per_bundle_hour=15.0, max_bundles=4))
+SHORT = offer("js-nanjing", "4090", city="nanjing", available_cards=8)
+
+
+def test_replicas_fill_machines_of_one_offer_and_skip_a_cluster() -> None:
+    response = serving(offers=(NODE, CLUSTER, BUNDLE, SHORT), replicas=3)
+    costs = {quote.offer_id: quote.cost_cny.expected for quote in response.quotes}
+    # Nodes of 8 by the hour: 2 replicas on one node, the third on another (billed whole):
+    # 2 × ¥40 × 720 h = ¥57,600. 2-card bundles, 4 to a machine: 4 + 2 bundles = 6 × ¥15 × 720 = ¥64,800.
+    assert costs == {"sz-test:4090-node": 57_600.0, "js-suzhou:4090x2": 64_800.0}
+    node = next(quote for quote in response.quotes if quote.offer_id == "sz-test:4090-node")
+    assert node.cards == 12
+    assert any("4 of the 16 billed cards sit idle" in warning for warning in node.warnings)
+    # The cluster (two nodes at least) is never needed by a 4-card replica; the 8 cards in stock at
+    # Nanjing cannot hold 12: one candidate left out for capacity.
+    assert response.excluded.capacity == 1
 
 
 @pytest.mark.parametrize(
