@@ -144,7 +144,9 @@ class _QuoteBodyRequest(Request[Any, Any, Any]):
 
     async def json(self) -> Any:
         media_type = self.content_type[0]
-        if media_type and not _is_json(media_type):
+        if not media_type:
+            raise NotJson("send the body as application/json; the request has no Content-Type")
+        if not _is_json(media_type):
             raise NotJson(f"send the body as application/json, not {media_type}")
         body = await self.body()
         try:

@@ -46,7 +46,9 @@ _SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 _REQUEST_ID_HEADER = b"x-request-id"
 _INFO = logging.INFO
 # A parameter whose name contains one of these words carries a credential (api_key, access_token, sig...).
-_SECRET_NAME = re.compile(r"key|token|secret|passw|auth|sig|session|credential|code", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"key|token|secret|pass|pwd|jwt|bearer|auth|sig|session|credential|cookie|code", re.IGNORECASE
+)
 _UNROUTED = "<unrouted>"
 
 

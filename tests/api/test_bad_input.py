@@ -53,6 +53,17 @@ async def test_quote_body_that_is_not_json_is_415(
     assert response.json()["errors"][0]["field"] == "body"
 
 
+async def test_quote_body_without_a_content_type_is_415(client: Client) -> None:
+    response = await client.post("/quote", content=b'{"workload": {"gpu_hours": 1}}')
+    assert "content-type" not in {name.lower() for name in response.request.headers}
+    assert response.status_code == 415
+    assert response.json()["errors"][0] == {
+        "field": "body",
+        "reason": "send the body as application/json; the request has no Content-Type",
+        "in": "body",
+    }
+
+
 async def test_json_media_types_are_accepted(client: Client) -> None:
     for content_type in ["application/json", "application/json; charset=utf-8", "application/vnd.x+json"]:
         response = await client.post(

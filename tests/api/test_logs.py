@@ -123,6 +123,7 @@ def test_extra_fields_become_fields() -> None:
             "X-Amz-Signature=REDACTED&password=REDACTED&client_secret=REDACTED",
         ),
         (b"apikey", "apikey=REDACTED"),
+        (b"pwd=a&pass=b&jwt=c&bearer=d", "pwd=REDACTED&pass=REDACTED&jwt=REDACTED&bearer=REDACTED"),
     ],
 )
 def test_credentials_in_the_query_string_are_redacted(query: bytes, logged: str) -> None:
