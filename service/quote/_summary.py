@@ -15,8 +15,11 @@ It says, in this order:
    the caller passed measured speed-ups) or that prices move.
 
 With nothing to quote it names, for each limit that left candidates out, the nearest option: the cheapest
-way past the budget, the fastest past the deadline, where the filters' excluded offers would run the job;
-and advice that matches that blocker. Without one it says why (the excluded counts) and what to loosen.
+way past the budget, the fastest past the deadline (with both set: that no option meets both, and the
+cheapest meeting the deadline or the fastest within the budget), the fewest cards per GPU when the caller's
+card counts were the blocker, the largest offer when none sells enough cards for the model, where the
+filters' excluded offers would run the job; and advice that matches that blocker, its first sentence saying
+when a price it names is illustrative. Without one it says why (the excluded counts) and what to loosen.
 
 Names in prose are people's names, in the summary's language: vendors by their display name (``name_zh``
 in Chinese), places 苏州 / Suzhou, GPUs ``RTX 4090``, ``A100 80G``.

@@ -173,3 +173,14 @@ def test_stale_prices_are_not_counted_when_nothing_fits() -> None:
     assert response.excluded.budget > 0
     assert response.excluded == Excluded(budget=response.excluded.budget)
     assert "stale" not in response.summary
+
+
+async def test_over_http_both_limits_name_the_nearest_meeting_the_deadline(
+    client: AsyncTestClient[Any],
+) -> None:
+    # As in test_budget_and_deadline_name_both_ends_and_the_nearest_meeting_one: 64 × H800, ¥2,640.00.
+    response = await client.post("/quote", json=BUDGET_AND_DEADLINE)
+    assert response.status_code == 200, response.text
+    summary = response.json()["summary"]
+    assert "no single option meets both the budget and the deadline" in summary
+    assert "Try to raise the budget to ¥2,640.00." in summary
