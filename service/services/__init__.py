@@ -25,7 +25,7 @@ from schemas.api import VendorRefresh
 from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import VendorConfig
 from service import metrics
-from service.errors import RefreshBusy
+from service.errors import RefreshBusy, StoreUnreachable
 from service.quote import QuoteOptions, Snapshot, build_quote
 from service.refresh import RefreshService
 from service.services.quote_cache import QuoteCache
@@ -117,8 +117,11 @@ class AppServices:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[AppServices]:
-        """Load an empty store, run the periodic refresher when configured, and close everything after."""
+        """Load an empty store, take the first snapshot (so a replica holds prices before a store outage,
+        not only after its first quote), run the periodic refresher when configured, close everything after."""
         await self.load_if_empty()
+        with suppress(StoreUnavailable, StoreUnreachable):
+            await self.snapshots.current()
         refresher: asyncio.Task[None] | None = None
         if self.settings.refresh_interval_s > 0:
             refresher = asyncio.create_task(self.refresh_periodically(self.settings.refresh_interval_s))

@@ -73,3 +73,17 @@ async def test_refresh_command_fails_cleanly_when_redis_is_down(private_redis: R
     assert result.returncode == 2
     assert "redis" in result.stderr.lower()
     assert "Traceback" not in result.stderr
+
+
+async def test_a_replica_holds_prices_from_its_start_not_its_first_quote(private_redis: RedisServer) -> None:
+    # A replica that has answered nothing yet still rides out an outage: it took its snapshot at start.
+    app = create_app(services=build_services(Settings(redis_url=private_redis.url)))
+    async with AsyncTestClient(app) as client:
+        private_redis.stop()
+
+        ready = await client.get("/ready")
+        assert ready.status_code == 200
+        assert ready.json()["status"] == "degraded"
+        quote = await client.post("/quote", json=JIANGSU_EXAMPLE)
+        assert quote.status_code == 200
+        assert [item["cost_cny"]["expected"] for item in quote.json()["quotes"]] == [384.0, 512.0]
