@@ -137,11 +137,15 @@ def billing_terms(pricing: Pricing) -> BillingTerms:
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
 
 
+_EVERY_NODE_COUNT_UP_TO = 8
+
+
 def sold_counts(terms: BillingTerms) -> frozenset[int]:
     """The card counts an offer sells, the ones quoted when a request names none.
 
     Within a machine: powers of two (of the bundle size for bundles) and the machine itself; across
-    machines (node-hour offers): whole nodes, a power of two of them or the minimum, up to the most nodes.
+    machines (node-hour offers): every whole number of nodes from the minimum to 8, then 16, 32, ... nodes,
+    up to the most nodes.
     """
     step = terms.unit_cards if terms.whole_units_only else 1
     largest = min(terms.max_cards, MAX_CARDS)
@@ -151,12 +155,11 @@ def sold_counts(terms: BillingTerms) -> frozenset[int]:
         counts.add(cards)
         cards *= 2
     if terms.spans_machines:
-        cards = terms.unit_cards
-        while cards <= largest:
-            counts.add(cards)
-            cards *= 2
-        if terms.min_units * terms.unit_cards <= largest:
-            counts.add(terms.min_units * terms.unit_cards)
+        # Every whole number of nodes up to 8, then doublings: each count is a column of the evaluation,
+        # and every node count to 128 nodes made a quote six times slower (bench/quote.py).
+        nodes = [*range(max(terms.min_units, 1), _EVERY_NODE_COUNT_UP_TO + 1), terms.min_units]
+        nodes += [2**power for power in range(4, 64) if 2**power * terms.unit_cards <= largest]
+        counts.update(count * terms.unit_cards for count in nodes if 0 < count * terms.unit_cards <= largest)
     return frozenset(counts)
 
 

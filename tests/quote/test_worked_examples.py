@@ -130,8 +130,8 @@ def test_70b_full_finetune_needs_a_cluster() -> None:
 
     assert response.quotes
     assert {quote.pricing for quote in response.quotes} == {"node_hour"}
-    # Every whole-node count the cluster sells from its 2-node minimum up to its 16 nodes' 128 cards.
-    assert {quote.cards for quote in response.quotes} == {16, 32, 64, 128}
+    # Every whole-node count the cluster sells from its 2-node minimum to 8 nodes, then 16 nodes' 128 cards.
+    assert {quote.cards for quote in response.quotes} == {16, 24, 32, 40, 48, 56, 64, 128}
     assert response.excluded.memory > 0
     assert any("no single machine holds the model" in warning for warning in response.warnings)
     assert any("tensor/pipeline parallel" in warning for warning in response.quotes[0].warnings)
