@@ -31,6 +31,7 @@ from typing import Any, TypeAlias, TypeVar
 import msgspec
 from msgspec import inspect
 
+from schemas.offer import PricingKind
 from service.errors import InvalidRequest
 
 __all__ = ["convert_input", "decode_json_input", "describe", "invalid_input"]
@@ -127,16 +128,20 @@ def _child(node: inspect.Type, name: str | None, index: int | None) -> inspect.T
     return None
 
 
-def _walk(root: Any, path: str) -> tuple[str, inspect.Type | None]:
-    """The path as the caller writes it (``workload.gpu_hours``, ``card_counts[1]``; up to a map, since
-    msgspec does not name the key) and the schema node there, if ``root`` is a type."""
+def _walk(root: Any, path: str, map_key: str | None = None) -> tuple[str, inspect.Type | None]:
+    """The path as the caller writes it (``workload.gpu_hours``, ``card_counts[1]``; up to a map and its
+    ``map_key`` when known, since msgspec does not name the key) and the schema node there, if ``root`` is
+    a type."""
     node: inspect.Type | None = inspect.type_info(root) if root is not None else None
     shown = ""
     in_map = False  # past a map value whose key msgspec does not name: the path shown stops at the map
     for token in _PATH_TOKEN.finditer(path.removeprefix("$")):
         name, index = token["name"], token["index"]
-        in_map = in_map or (name is None and index is None)
-        if in_map:
+        entering = not in_map and name is None and index is None
+        in_map = in_map or entering
+        if entering and map_key is not None:
+            shown = f"{shown}.{map_key}"
+        elif in_map:
             pass
         elif name is not None:
             shown = f"{shown}.{name}" if shown else name
@@ -248,24 +253,75 @@ def _reason(message: str, node: inspect.Type | None, *, key: bool) -> _Told:
     return None, (message[:1].lower() + message[1:]).replace("`", "")
 
 
-def describe(message: str, root: Any = None, *, top: str = "body") -> tuple[str, str]:
+# Query parameters that take one of a fixed set of values, by name (Litestar's error carries no schema).
+_QUERY_VALUES: dict[str, Any] = {"pricing": PricingKind}
+
+
+def _failing_key(message: str, root: Any, data: Any, path: str) -> str | None:
+    """The key of the map at ``path`` whose value ``message`` is about: the first one that fails the same
+    way alone (msgspec's path stops at the map, ``speed_ratios[...]``)."""
+    tokens = list(_PATH_TOKEN.finditer(path.removeprefix("$")))
+    at = next((i for i, token in enumerate(tokens) if token["name"] is None and token["index"] is None), None)
+    if at is None or root is None:
+        return None
+    parent: Any = data
+    for token in tokens[:at]:
+        if token["name"] is not None and isinstance(parent, dict):
+            parent = parent.get(token["name"])
+        elif token["index"] is not None and isinstance(parent, list) and int(token["index"]) < len(parent):
+            parent = parent[int(token["index"])]
+        else:
+            return None
+    if not isinstance(parent, dict):
+        return None
+    for key, value in parent.items():
+        parent_copy = dict(parent)
+        parent.clear()
+        parent[key] = value
+        try:
+            msgspec.convert(data, root)
+        except msgspec.ValidationError as error:
+            if str(error).startswith(message):
+                return str(key)
+        finally:
+            parent.clear()
+            parent.update(parent_copy)
+    return None
+
+
+def describe(message: str, root: Any = None, *, top: str = "body", data: Any = None) -> tuple[str, str]:
     """``(field, reason)`` for one msgspec validation message; ``root`` is the type decoded, when known
-    (it lets the reason list valid fields and values), ``top`` what to call the whole input."""
+    (it lets the reason list valid fields and values), ``top`` what to call the whole input, ``data`` the
+    input when known (it names the key of a map whose value fails: ``workload.speed_ratios.h800``)."""
     key = False
     path = ""
     if match := _AT.match(message):
         message, path, key = match["message"], match["path"], match["key"] is not None
-    shown, node = _walk(root, path)
+    if root is None and not path:
+        root = _QUERY_VALUES.get(top)  # a query parameter's enumerated values, for the reason to list
+    map_key = None if key or data is None else _failing_key(message, root, data, path)
+    shown, node = _walk(root, path, map_key)
     child, reason = _reason(message, node, key=key)
     if child is not None:
         shown = f"{shown}.{child}" if shown else child
     return shown or top, reason
 
 
-def invalid_input(error: msgspec.ValidationError, root: Any = None, *, top: str = "body") -> InvalidRequest:
+def invalid_input(
+    error: msgspec.ValidationError, root: Any = None, *, top: str = "body", data: Any = None
+) -> InvalidRequest:
     """The validation error as the ``InvalidRequest`` every surface reports."""
-    field, reason = describe(str(error), root, top=top)
+    field, reason = describe(str(error), root, top=top, data=data)
     return InvalidRequest(field, reason)
+
+
+def _raw(body: bytes) -> Any:
+    """The body as plain JSON values, to find a failing map key in; ``None`` when even that fails (a
+    number too large for a float)."""
+    try:
+        return msgspec.json.decode(body)
+    except msgspec.MsgspecError:
+        return None
 
 
 def decode_json_input(body: bytes, type_: type[T]) -> T:
@@ -277,7 +333,7 @@ def decode_json_input(body: bytes, type_: type[T]) -> T:
     try:
         return msgspec.json.decode(body, type=type_)
     except msgspec.ValidationError as error:
-        raise invalid_input(error, type_) from None
+        raise invalid_input(error, type_, data=_raw(body)) from None
 
 
 def convert_input(data: Any, type_: type[T], *, top: str = "arguments") -> T:
@@ -286,4 +342,4 @@ def convert_input(data: Any, type_: type[T], *, top: str = "arguments") -> T:
     try:
         return msgspec.convert(data, type_)
     except msgspec.ValidationError as error:
-        raise invalid_input(error, type_, top=top) from None
+        raise invalid_input(error, type_, top=top, data=data) from None

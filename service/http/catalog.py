@@ -29,18 +29,33 @@ __all__ = ["CatalogController"]
 
 _FILTER_DOC = "Repeat the parameter to match any of several values. Unknown parameters are a 400."
 _OFFER_PARAMETERS = frozenset({"gpu", "region", "city", "vendor", "pricing", "limit", "offset"})
+_SINGLE_OFFER_PARAMETERS = frozenset({"limit", "offset"})
 
 
-def _reject_unknown_parameters(request: Request[Any, Any, Any], known: frozenset[str]) -> None:
-    """A misspelt filter (``?gpus=h800``) would otherwise be ignored and answer with every offer."""
+def _reject_unknown_parameters(
+    request: Request[Any, Any, Any],
+    known: frozenset[str] = frozenset(),
+    *,
+    single: frozenset[str] = frozenset(),
+) -> None:
+    """A misspelt filter (``?gpus=h800``) would otherwise be ignored and answer with every offer, and a
+    ``single`` parameter given twice (``?limit=10&limit=20``) would silently take the last value."""
     unknown = sorted(set(request.query_params) - known)
     if unknown:
-        valid = ", ".join(sorted(known))
+        valid = f"valid: {', '.join(sorted(known))}" if known else "this route takes none"
         raise ValidationException(
             detail=f"unknown query parameter(s): {', '.join(unknown)}",
             extra=[
-                {"key": name, "message": f"unknown query parameter; valid: {valid}", "source": "query"}
+                {"key": name, "message": f"unknown query parameter; {valid}", "source": "query"}
                 for name in unknown
+            ],
+        )
+    repeated = sorted(name for name in single if len(request.query_params.getall(name, [])) > 1)
+    if repeated:
+        raise ValidationException(
+            detail=f"query parameter(s) given twice: {', '.join(repeated)}",
+            extra=[
+                {"key": name, "message": "given twice: give it once", "source": "query"} for name in repeated
             ],
         )
 
@@ -74,7 +89,7 @@ class CatalogController(Controller):
         ] = OFFER_PAGE_DEFAULT,
         offset: Annotated[int, QueryParameter(ge=0, description="Items to skip")] = 0,
     ) -> OfferPage:
-        _reject_unknown_parameters(request, _OFFER_PARAMETERS)
+        _reject_unknown_parameters(request, _OFFER_PARAMETERS, single=_SINGLE_OFFER_PARAMETERS)
         snapshot = await services.snapshots.current()
         query = OfferFilter(
             gpus=gpu or (),
@@ -138,20 +153,24 @@ class CatalogController(Controller):
     @get(
         "/gpus",
         operation_id="list_gpus",
+        responses=problem_responses(400),
         summary="GPU catalog",
         description="Canonical GPU ids with memory, the peak performance index and the relative speed "
         "`{low, expected, high}` to an RTX 4090 with the sources of each end.",
     )
-    async def list_gpus(self, services: Services) -> GpuList:
+    async def list_gpus(self, services: Services, request: Request[Any, Any, Any]) -> GpuList:
+        _reject_unknown_parameters(request)
         return GpuList(gpus=list(services.catalog.models.values()))
 
     @get(
         "/models",
         operation_id="list_models",
+        responses=problem_responses(400),
         summary="Named models",
         description="Widely used open models by name, with their parameter counts (total, and active for "
         "mixture-of-experts models) from their model cards. `workload.model` in `POST /quote` takes these "
         "names; memory is sized on the total parameters.",
     )
-    async def list_models(self) -> ModelList:
+    async def list_models(self, request: Request[Any, Any, Any]) -> ModelList:
+        _reject_unknown_parameters(request)
         return ModelList(models=list(NAMED_MODELS))

@@ -58,7 +58,9 @@ _SPEED_RATIOS = "workload.speed_ratios"
 def _speed_ratios(
     ratios: Mapping[str, float] | None, reference_gpu: str | None, catalog: GpuCatalog
 ) -> dict[str, float]:
-    """The caller's measured ratios by catalog id; two spellings of one model must agree."""
+    """The caller's measured ratios by catalog id; two spellings of one model must agree. A ratio for the
+    reference GPU itself other than 1 is a 422: its hours are the caller's own, never converted, so the
+    ratio would be ignored."""
     if not ratios:
         return {}
     if reference_gpu is None:
@@ -68,6 +70,12 @@ def _speed_ratios(
         gpu = resolve_gpu(name, catalog, field=_SPEED_RATIOS)
         if resolved.setdefault(gpu, ratio) != ratio:
             raise InvalidRequest(_SPEED_RATIOS, f"two different ratios for {gpu} ({name!r} is one spelling)")
+        if gpu == reference_gpu and ratio != 1:
+            raise InvalidRequest(
+                f"{_SPEED_RATIOS}.{name}",
+                f"{gpu} is workload.reference_gpu, the card the hours were measured on: its ratio is 1; "
+                "leave it out or give the other GPUs' ratios",
+            )
     return resolved
 
 

@@ -96,11 +96,19 @@ class _Tool:
     args_type: type[msgspec.Struct]
     result_type: type[msgspec.Struct]
     run: Callable[[AppServices, Any], Awaitable[msgspec.Struct]]
+    note: str = ""  # where the tool's arguments differ from the route's parameters
 
 
 TOOLS: Mapping[str, _Tool] = {
     "quote": _Tool("quote", QuoteRequest, QuoteResponse, _quote),
-    "list_offers": _Tool("list_offers", ListOffersArgs, OfferPage, _list_offers),
+    "list_offers": _Tool(
+        "list_offers",
+        ListOffersArgs,
+        OfferPage,
+        _list_offers,
+        note="As a tool the filters are lists with plural names (`gpus`, `regions`, `cities`, `vendors`, "
+        "`pricing`); `GET /offers` takes the singular query parameter repeated (`city=suzhou&city=nanjing`).",
+    ),
     "vendor_status": _Tool("list_vendors", VendorStatusArgs, VendorList, _vendor_status),
 }
 
@@ -109,7 +117,7 @@ def tool_definitions(spec: Mapping[str, Any]) -> list[types.Tool]:
     return [
         types.Tool(
             name=name,
-            description=operation_description(spec, tool.operation_id),
+            description=" ".join(filter(None, (operation_description(spec, tool.operation_id), tool.note))),
             input_schema=tool_schema(tool.args_type),
             output_schema=tool_schema(tool.result_type),
             annotations=types.ToolAnnotations(

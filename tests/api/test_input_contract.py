@@ -176,3 +176,42 @@ async def test_a_body_that_cannot_be_read_keeps_its_own_status(
     problem = response.json()
     assert problem["type"] == PROBLEMS + kind
     assert problem["errors"][0]["in"] == "body"
+
+
+@pytest.mark.parametrize(
+    ("ratios", "field", "says"),
+    [
+        ({"a100-80g": 2.0, "h800": "fast"}, "workload.speed_ratios.h800", "must be a number, got text"),
+        ({"h800": 300}, "workload.speed_ratios.h800", "must be a number ≤ 100"),
+        ({"RTX 4090": 1.2}, "workload.speed_ratios.RTX 4090", "rtx4090 is workload.reference_gpu"),
+    ],
+)
+async def test_a_speed_ratio_error_names_the_gpu(client: Client, ratios: Any, field: str, says: str) -> None:
+    body = {"workload": {"gpu_hours": 48, "reference_gpu": "rtx4090", "speed_ratios": ratios}}
+    response = await client.post("/quote", json=body)
+    assert response.status_code == 422, response.text
+    (error,) = response.json()["errors"]
+    assert error["field"] == field and says in error["reason"]
+
+
+@pytest.mark.parametrize("city", ["shanghai", "上海", "Beijing", "杭州"])
+async def test_data_kept_in_a_city_without_offers_is_copied_to_every_offer(client: Client, city: str) -> None:
+    body = {
+        "workload": {"gpu_hours": 48, "data_city": city, "dataset_gb": 500},
+        "gpus": ["rtx4090"],
+        "pricing": ["card_hour"],
+        "card_counts": [1],
+        "vendors": ["js-suzhou-ref"],
+    }
+    response = await client.post("/quote", json=body)
+    assert response.status_code == 200, response.text
+    (quote,) = response.json()["quotes"]
+    # 500 GB at 500 Mbit/s: 500 × 8,000 / 500 / 3,600 = 2.22 h on top of 48 h.
+    assert quote["hours"]["expected"] == 50.22
+
+
+async def test_a_dataset_size_without_its_city_is_refused(client: Client) -> None:
+    response = await client.post("/quote", json={"workload": {"gpu_hours": 48, "dataset_gb": 500}})
+    assert response.status_code == 422
+    (error,) = response.json()["errors"]
+    assert error["field"] == "workload.dataset_gb" and "give data_city too" in error["reason"]
