@@ -373,40 +373,6 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": " (at illustrative reference prices from a public article, not live quotes)",
         "zh": "（示意参考价，取自公开文章，并非实时报价）",
     },
-    "nearest_both_none": {
-        "en": "no single option meets both the budget and the deadline",
-        "zh": "没有一个方案同时满足预算和期限",
-    },
-    "nearest_cheapest_in_time": {
-        "en": "the cheapest that meets the deadline, {cards} × {gpu} from {vendor}, costs {cost}",
-        "zh": "满足期限的最便宜方案是{vendor}的 {cards} 张 {gpu}，需 {cost}",
-    },
-    "nearest_fastest_in_budget": {
-        "en": "the fastest within the budget, {cards} × {gpu} from {vendor}, takes {hours} h",
-        "zh": "预算内最快的方案是{vendor}的 {cards} 张 {gpu}，需 {hours} 小时",
-    },
-    "nearest_card_counts": {
-        "en": "{cards} would hold this model (card counts allowed: {counts})",
-        "zh": "{cards} 即可放得下该模型（当前允许的卡数：{counts}）",
-    },
-    "nearest_too_large": {
-        "en": "the model needs {need} GB, at least {cards}, but no offer sells enough cards: "
-        "the largest, from {vendor}, sells {largest}",
-        "zh": "该模型需要 {need} GB 显存，至少 {cards}，但没有报价能提供这么多卡：最大的是{vendor}的 {largest}",
-    },
-    "nearest_too_large_filtered": {
-        "en": "the model needs {need} GB, at least {cards}, but no offer within the filters sells enough "
-        "cards: the largest, from {vendor}, sells {largest}",
-        "zh": "该模型需要 {need} GB 显存，至少 {cards}，但筛选范围内没有报价能提供这么多卡："
-        "最大的是{vendor}的 {largest}",
-    },
-    "cards_of_gpu": {"en": "{cards} × {gpu}", "zh": "{cards} 张 {gpu}"},
-    "join_or_list": {"en": "{first} or {then}", "zh": "{first} 或 {then}"},
-    "filtered_counts": {"en": "card counts {counts}", "zh": "卡数 {counts}"},
-    "note_illustrative_nearest": {
-        "en": " (at illustrative reference prices from a public article, not live quotes)",
-        "zh": "（示意参考价，取自公开文章，并非实时报价）",
-    },
     "nearest_filters": {
         "en": "only {what} {verb} (filtered to {filtered})",
         "zh": "只有{what}{verb}（当前筛选：{filtered}）",
@@ -424,9 +390,6 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "hint_widen_filters": {"en": "widen the filters to include them", "zh": "放宽筛选条件，把它们包括进来"},
     "hint_fewer_cards": {"en": "allow fewer cards", "zh": "减少卡数"},
     "hint_more_cards": {"en": "allow more cards", "zh": "增加卡数"},
-    "hint_relax_both": {"en": "raise the budget and extend the deadline", "zh": "提高预算并放宽期限"},
-    "hint_allow_cards": {"en": "allow {cards}", "zh": "允许使用 {cards}"},
-    "hint_smaller_model": {"en": "use a smaller model or a lower precision", "zh": "换用更小的模型或更低的精度"},
     "hint_relax_both": {"en": "raise the budget and extend the deadline", "zh": "提高预算并放宽期限"},
     "hint_allow_cards": {"en": "allow {cards}", "zh": "允许使用 {cards}"},
     "hint_smaller_model": {"en": "use a smaller model or a lower precision", "zh": "换用更小的模型或更低的精度"},
