@@ -91,8 +91,10 @@ Communication = Literal["light", "moderate", "heavy"]
 class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """The job. A ``batch`` job (the default) gives ``gpu_hours``: its wall-clock time on ONE card of
     ``reference_gpu``, shortened by more cards. A ``serving`` job gives ``hours``: the wall-clock time it
-    stays up, on as many cards as hold the model (task inference), times ``replicas``; more cards add
-    replicas, never speed. Exactly one of ``gpu_hours`` and ``hours`` is given, matching ``kind``."""
+    stays up. Each of its ``replicas`` takes the cards that hold the model (task inference, rounded up to
+    1, 2, 4 or 8 in a machine, or whole machines beyond one); replicas are placed whole on as many machines
+    of one offer as they need; more cards add replicas, never speed. Exactly one of ``gpu_hours`` and
+    ``hours`` is given, matching ``kind``."""
 
     gpu_hours: JobHours | None = None
     kind: WorkloadKind = "batch"

@@ -160,7 +160,10 @@ def test_a_place_without_a_chinese_name_is_written_as_english_writes_it(
 
 def test_chinese_prose_sets_no_space_around_chinese_names_and_lists_with_a_dunhao() -> None:
     remote = text("warn_data_remote", "zh", city="无锡", data_city="苏州")
-    assert remote == "数据在苏州，该报价在无锡：跨城读取会带来 IO 等待，建议先拷贝到本地（提供数据集大小可计算拷贝时间）"
+    assert (
+        remote
+        == "数据在苏州，该报价在无锡：跨城读取会带来 IO 等待，建议先拷贝到本地（提供数据集大小可计算拷贝时间）"
+    )
     assert join_text("join_list", ["江苏", "深圳"], "zh") == "江苏、深圳"
     # Latin names keep their spaces.
     assert text("warn_data_remote", "zh", city="Hubei Wuhan", data_city="苏州").startswith(

@@ -392,7 +392,10 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "hint_more_cards": {"en": "allow more cards", "zh": "增加卡数"},
     "hint_relax_both": {"en": "raise the budget and extend the deadline", "zh": "提高预算并放宽期限"},
     "hint_allow_cards": {"en": "allow {cards}", "zh": "允许使用 {cards}"},
-    "hint_smaller_model": {"en": "use a smaller model or a lower precision", "zh": "换用更小的模型或更低的精度"},
+    "hint_smaller_model": {
+        "en": "use a smaller model or a lower precision",
+        "zh": "换用更小的模型或更低的精度",
+    },
     "reason_memory": {"en": "memory", "zh": "显存"},
     "reason_capacity": {"en": "capacity", "zh": "卡数/库存"},
     "reason_deadline": {"en": "the deadline", "zh": "期限"},
