@@ -135,7 +135,11 @@ def test_app_pods_reach_redis_dns_and_vendors_over_https_only(
     assert not policies.allows(pod, VENDOR, 53, "UDP")  # DNS goes to the cluster's resolver only
     assert not policies.allows(pod, Pod("kube-system", {"k8s-app": "other"}), 53, "UDP")
     # Not the cloud metadata endpoints (AWS/GCP/Azure, Alibaba Cloud) nor private networks.
-    for address in ("169.254.169.254", "100.100.100.200", "10.1.2.3", "192.168.0.10", "fd00::1"):
+    # Also through IPv4-mapped and NAT64 IPv6 forms of the metadata address, and special-use ranges.
+    blocked = ("169.254.169.254", "100.100.100.200", "10.1.2.3", "192.168.0.10", "fd00::1", "0.0.0.1",
+               "192.0.0.10", "198.18.0.1", "127.0.0.1", "::1", "::ffff:169.254.169.254",
+               "64:ff9b::a9fe:a9fe")  # fmt: skip
+    for address in blocked:
         assert not policies.allows(pod, External(address), 443), address
     # Nor other pods of the namespace, nor the api pods (a refresh never calls the api).
     assert not policies.allows(pod, STRANGER, HTTP)
