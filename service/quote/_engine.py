@@ -39,8 +39,9 @@ from schemas.quote import (
     Task,
 )
 from schemas.vendor import ILLUSTRATIVE_LABEL, VendorConfig
-from service.names import KnownNames, gpu_display_name
+from service.names import KnownNames
 from service.quote._evaluate import Evaluation, Figure, evaluate
+from service.quote._gpu_names import gpu_name
 from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote._memory import DEFAULT_BYTES_PER_PARAM, min_cards
 from service.quote._money import cents_array
@@ -113,7 +114,7 @@ def _response_warnings(
         offers_quoted = evaluation.qualifying.any(axis=0)
         gpu_codes = np.unique(tables.gpu_code[offers_quoted])
         if gpu_codes.size > 1:
-            names = (gpu_display_name(tables.gpu_names[code], options.catalog) for code in gpu_codes)
+            names = (gpu_name(tables.gpu_names[code], options.catalog) for code in gpu_codes)
             warnings.append(text("warn_not_comparable", lang, gpus=join_text("join_list", names, lang)))
     if resolved.memory_check_incomplete:
         warnings.append(text("warn_memory_unchecked", lang))

@@ -23,10 +23,10 @@ import numpy as np
 from adapters.gpus import GpuCatalog
 from schemas.offer import CardHourPricing, NodeHourPricing, Offer, TermPricing, pricing_kind
 from schemas.quote import Lang, Quote, Range
-from service.names import gpu_display_name
 from service.quote._billing import Bill
 from service.quote._breakdown import line_items, mixed_line_items
 from service.quote._evaluate import Evaluation, Figure
+from service.quote._gpu_names import gpu_name
 from service.quote._money import cents_array, format_cny, round_cny, round_hours
 from service.quote._plans import cheapest_combination
 from service.quote._resolve import ResolvedRequest
@@ -177,9 +177,9 @@ def _end_source(context: QuoteContext, gpu: str, reference: str, end: str) -> st
     return text(
         "source_pair",
         lang,
-        gpu=gpu_display_name(gpu, catalog),
+        gpu=gpu_name(gpu, catalog),
         target=target,
-        reference_gpu=gpu_display_name(reference, catalog),
+        reference_gpu=gpu_name(reference, catalog),
         reference=text(_source_kind(catalog.get(reference).speed_sources, _OTHER_END[end]), lang),
     )
 
@@ -214,8 +214,8 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
     return text(
         "warn_converted",
         lang,
-        reference=gpu_display_name(reference, context.catalog),
-        gpu=gpu_display_name(offer.gpu, context.catalog),
+        reference=gpu_name(reference, context.catalog),
+        gpu=gpu_name(offer.gpu, context.catalog),
         conversion=conversion,
         reference_hours=hours_text(context.resolved.job_hours),
         hours=hours,
@@ -333,7 +333,7 @@ def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figu
             combination,
             total,
             context.lang,
-            gpu_display_name(offer.gpu, context.catalog),
+            gpu_name(offer.gpu, context.catalog),
         ),
         warnings=_warnings(context, index, cards, replace_figures(figures, bill=bill)),
         stale=bool(evaluation.stale[index]),
@@ -371,7 +371,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: _
             if reference is not None and reference.vendor == offer.vendor
             else None,
             lang=context.lang,
-            gpu_name=gpu_display_name(offer.gpu, context.catalog),
+            gpu_name=gpu_name(offer.gpu, context.catalog),
             wall_clock_hours=figures.raw_hours_expected,
         ),
         warnings=_warnings(context, index, cards, figures),

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded, Lang, Quote, QuoteRequest, Range
 from schemas.vendor import ILLUSTRATIVE_LABEL
-from service.names import gpu_display_name, place_display_name
+from service.names import place_display_name
 from service.quote._billing import PERIOD_HOURS
+from service.quote._gpu_names import gpu_name
 from service.quote._money import format_cny
 from service.quote._texts import TEMPLATES, hours_text, join_text, number_text, text
 
@@ -72,7 +73,7 @@ class ProseNames:
         return self.vendors.get(vendor) or vendor
 
     def gpu(self, gpu: str) -> str:
-        return gpu_display_name(gpu, self.catalog)
+        return gpu_name(gpu, self.catalog)
 
     def place(self, place: str) -> str:
         return place_display_name(place, self.lang)
