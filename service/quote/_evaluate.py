@@ -182,12 +182,15 @@ def _bill(
     column_code: IntArray,
     extra_hours: FloatArray,
     units_rented: FloatArray | None = None,
+    needed: BoolArray | None = None,
 ) -> FloatArray:
     """Every figure of every candidate, billed by the one rule in ``_billing``, in one block.
 
     Each hours bound divides that bound's one-card hours by the matching speed-up: the fewest hours by
     the highest speed-up, the most by the lowest. ``units_rented`` replaces the one-rental units (a
-    serving job's replicas placed over several machines, ``_candidates.serving_units``).
+    serving job's replicas placed over several machines, ``_candidates.serving_units``). With
+    ``needed`` (``_needed``), the counts where few candidates can be read bill only those; their other
+    hours and costs are NaN.
     """
     figures = np.empty((len(Figure), cards.size, tables.size))
     figures[Figure.STORAGE_CNY :] = 0.0  # data fees, added by ``_add_data_fees`` when a data set is given
@@ -201,8 +204,11 @@ def _bill(
     # The three bounds in one pass each: hours rows low / expected / high divide the one-card hours of
     # the same bound by the high / expected / low speed-up, gathered per offer by its column.
     speedup_low, speedup_expected, speedup_high = speedups
-    hours = figures[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]
-    np.take(np.stack((speedup_high, speedup_expected, speedup_low)), column_code, axis=2, out=hours)
+    stacked = np.stack((speedup_high, speedup_expected, speedup_low))
+    dense = cards.size if needed is None else _dense_rows(needed)
+    block = figures[:, :dense]
+    hours = block[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]
+    np.take(stacked[:, :dense], column_code, axis=2, out=hours)
     np.divide(one_card_hours[:, None, :], hours, out=hours)
     hours += extra_hours  # waiting for data copied from another city: not shortened by more cards
     # Each bound billed on its own hours; the cost rows hold the billed hours until multiplied by the rate.
@@ -210,11 +216,51 @@ def _bill(
         hours,
         tables.granularity_hours,
         tables.min_billed_hours,
-        out=figures[Figure.COST_LOW : Figure.COST_HIGH + 1],
+        out=block[Figure.COST_LOW : Figure.COST_HIGH + 1],
     )
-    figures[Figure.BILLED_HOURS] = billed[1]
-    billed *= hourly_rate
+    block[Figure.BILLED_HOURS] = billed[1]
+    billed *= hourly_rate[:dense]
+    if needed is not None and dense < cards.size:
+        # The sparse counts: only the candidates a response can read, the same arithmetic cell by cell;
+        # the rest stays NaN (never quoted, ranked or counted).
+        figures[Figure.HOURS_LOW : Figure.COST_HIGH + 1, dense:] = np.nan
+        flat = np.flatnonzero(needed[dense:]) + dense * tables.size  # positions in a (counts, rows) grid
+        rows, offers = np.divmod(flat, tables.size)
+        cell_speedups = stacked.reshape(3, -1).take(rows * stacked.shape[2] + column_code[offers], axis=1)
+        cell_hours = one_card_hours.take(offers, axis=1) / cell_speedups
+        cell_hours += np.broadcast_to(extra_hours, (tables.size,)).take(offers)
+        cell_billed = billed_hours(
+            cell_hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
+        )
+        grid = figures.reshape(len(Figure), -1)
+        cell_billed_expected = cell_billed[1].copy()
+        cell_billed *= grid[Figure.HOURLY_RATE_CNY].take(flat)
+        for at in range(3):
+            grid[Figure.HOURS_LOW + at][flat] = cell_hours[at]
+            grid[Figure.COST_LOW + at][flat] = cell_billed[at]
+        grid[Figure.BILLED_HOURS][flat] = cell_billed_expected
     return figures
+
+
+# A count at which fewer than this share of the candidates can be read is billed cell by cell.
+_SPARSE_SHARE = 0.5
+
+
+def _dense_rows(needed: BoolArray) -> int:
+    """How many leading counts ``_bill`` bills whole: up to the last one with many candidates needed."""
+    dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
+    return int(dense[-1]) + 1 if dense.size else 0
+
+
+def _needed(tables: OfferTables, requested: BoolArray, counts: int, one_card_column: int) -> BoolArray:
+    """``(counts, rows)``: the candidates whose hours and costs a response can read: the requested ones,
+    the one-card column (the summary's single card), and every count of the products the combined plans
+    combine (``price_plans`` compares them). A plan left NaN is not priced (``plan_costs``)."""
+    needed = np.array(np.broadcast_to(requested, (counts, tables.size)))
+    needed[one_card_column] = True
+    if tables.plans:
+        needed[:, tables.plan_arrays.part_rows.ravel()] = True
+    return needed
 
 
 def _batch_candidates(
@@ -296,6 +342,9 @@ def evaluate(
         scaling.code,
         extra_hours=np.where(remote, copy_hours(workload.dataset_gb or 0.0, cross_city_mbps), 0.0),
         units_rented=units_rented,
+        needed=None
+        if resolved.serving
+        else _needed(tables, requested, counts.size, evaluated_counts.index(1)),
     )
     if tables.plans:
         # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
