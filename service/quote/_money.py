@@ -5,23 +5,21 @@ Internally everything is float. Rounding goes through an integer count of fen (o
 ``100.49999999999999``; 383.99999999999994 must print as 384.00). A quote's figures and the limits
 checked against them are rounded in bulk by ``cents_array``, one formula for both, so a returned quote
 never shows a figure past a limit; ``cents`` rounds the single amounts written into text and line items.
-The count then becomes the float nearest the decimal figure (JSON numbers), or an exact ``Decimal`` for
-text.
+The count then becomes the float nearest the decimal figure (JSON numbers), or its exact decimal digits
+for text (``hundredths_text``).
 """
 
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["cents", "cents_array", "format_cny", "round_cny", "round_hours"]
+__all__ = ["cents", "cents_array", "format_cny", "hundredths_text", "round_cny", "round_hours"]
 
 # A millionth of a cent: far above float noise for any amount below 1e7, far below a real fen.
 _TOLERANCE = 1e-6
-_HUNDRED = Decimal(100)
 
 
 def cents(value: float) -> int:
@@ -50,6 +48,13 @@ def round_hours(hours: float) -> float:
     return cents(hours) / 100
 
 
+def hundredths_text(count: int) -> str:
+    """``count`` hundredths as a decimal with thousands separators and two places: ``123450`` is
+    ``1,234.50`` (the text ``Decimal(count) / 100`` formats to, in integer arithmetic)."""
+    whole, part = divmod(abs(count), 100)
+    return f"{'-' if count < 0 else ''}{whole:,}.{part:02d}"
+
+
 def format_cny(amount_cny: float) -> str:
     """``¥1,234.50``: the amount as a person reads it, rounded like the response."""
-    return f"¥{Decimal(cents(amount_cny)) / _HUNDRED:,.2f}"
+    return f"¥{hundredths_text(cents(amount_cny))}"

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from decimal import Decimal
 
 from schemas.quote import Lang
-from service.quote._money import cents
+from service.quote._money import cents, hundredths_text
 
 __all__ = ["TEMPLATES", "hours_text", "join_text", "number_text", "text"]
 
@@ -480,8 +479,7 @@ def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:
 
 def number_text(value: float) -> str:
     """A figure rounded half-up to 0.01 without trailing zeros: ``17.14``, ``16``, ``1,120``."""
-    rounded = Decimal(cents(value)) / 100
-    return f"{rounded:,.2f}".rstrip("0").rstrip(".")
+    return hundredths_text(cents(value)).rstrip("0").rstrip(".")
 
 
 def hours_text(hours: float) -> str:
