@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -194,6 +194,8 @@ class PlanArrays:
     # plan's last (the combinations that cover at least as many hours), then +inf.
     cover_cost: FloatArray
     plan_unit_cards: FloatArray  # (plans,)
+    # ``plan_costs``' per-cell layout for each set of card counts seen lately (``_cells``).
+    cells: dict[bytes, _Cells] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def build(cls, plans: Sequence[MixedPlan]) -> PlanArrays:
@@ -261,15 +263,12 @@ def plan_costs(arrays: PlanArrays, cards: FloatArray, hours: FloatArray) -> Floa
     if plan_count == 0:
         return np.empty((rows, 0))
     cell_hours = hours.ravel()
-    cell_plan = np.tile(np.arange(plan_count), rows)
-    cell_cards = np.repeat(cards, plan_count)
-    first = arrays.starts[cell_plan]
+    cell_cards, first, units, key_base, cover_base = _cells(arrays, cards)
     unknown = np.isnan(cell_hours)
     # Covered hours are whole, so "covers fewer hours than h" is "covers fewer than ceil(h)".
     whole_hours = np.minimum(np.ceil(np.where(unknown, 0.0, cell_hours)), _KEY_HOURS_CAP)
-    short = np.searchsorted(arrays.pair_key, cell_plan * _KEY_SPAN + whole_hours, side="left") - first
-    units = np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan])
-    result: FloatArray = units * arrays.cover_cost[first + cell_plan + short]
+    short = np.searchsorted(arrays.pair_key, key_base + whole_hours, side="left") - first
+    result: FloatArray = units * arrays.cover_cost[cover_base + short]
     ends = np.cumsum(short)
     total = int(ends[-1])
     if total:
@@ -281,6 +280,31 @@ def plan_costs(arrays: PlanArrays, cards: FloatArray, hours: FloatArray) -> Floa
         result[worked] = np.minimum(partial, result[worked])
     result[unknown] = np.nan
     return result.reshape(rows, plan_count)
+
+
+_Cells = tuple[FloatArray, IntArray, FloatArray, FloatArray, IntArray]
+_CELLS_KEPT = 64  # sets of card counts whose layout is kept per snapshot
+
+
+def _cells(arrays: PlanArrays, cards: FloatArray) -> _Cells:
+    """Per ``(cards, plans)`` cell, flat: its cards, its plan's first pair, the units rented, its plan's
+    key base (``pair_key``) and its plan's first ``cover_cost`` entry. The same for every request with
+    these card counts, so worked out once for them."""
+    key = cards.tobytes()
+    found = arrays.cells.get(key)
+    if found is None:
+        if len(arrays.cells) >= _CELLS_KEPT:
+            arrays.cells.clear()
+        plan_count = arrays.starts.size
+        cell_plan = np.tile(np.arange(plan_count), cards.size)
+        cell_cards = np.repeat(cards, plan_count)
+        first: IntArray = arrays.starts[cell_plan]
+        units: FloatArray = np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan])
+        key_base: FloatArray = cell_plan * np.float64(_KEY_SPAN)
+        cover_base: IntArray = first + cell_plan
+        found = (cell_cards, first, units, key_base, cover_base)
+        arrays.cells[key] = found
+    return found
 
 
 def _candidate_costs(arrays: PlanArrays, pair: IntArray, cards: FloatArray, hours: FloatArray) -> FloatArray:

@@ -13,6 +13,7 @@ comes from: the catalog's sources or the caller's measured ratio.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as replace_figures
@@ -156,6 +157,11 @@ _SOURCE_WORDS = (
 
 def _source_kind(sources: Sequence[str], end: str) -> str:
     """The message id naming the evidence behind the ``end`` ("low" or "high") of a model's speed."""
+    return _source_kind_of(tuple(sources), end)
+
+
+@functools.lru_cache(maxsize=256)
+def _source_kind_of(sources: tuple[str, ...], end: str) -> str:
     source = next((item.lower() for item in sources if item.startswith(f"{end} ")), "")
     if "derived" in source:
         return "source_derived"
@@ -205,7 +211,9 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
             low_source=_end_source(context, offer.gpu, reference, "low"),
             high_source=_end_source(context, offer.gpu, reference, "high"),
         )
-    hours_low, hours, hours_high = (hours_text(float(bound)) for bound in evaluation.one_card_hours[:, index])
+    hours_low, hours, hours_high = (
+        hours_text(bound) for bound in evaluation.one_card_hours[:, index].tolist()
+    )
     hours_range = (
         ""
         if hours_low == hours_high
