@@ -152,6 +152,12 @@ def _conversion(tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCata
     reference = resolved.reference_gpu
     if reference is None:
         return np.ones((3, tables.size))
+    key = (id(catalog), reference, tuple(sorted(resolved.speed_ratios.items())))
+    cached = tables.conversions.get(key)
+    if cached is not None:
+        return cached[1]
+    if len(tables.conversions) >= _CONVERSIONS_KEPT:
+        tables.conversions.clear()
     by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
     for code, name in enumerate(tables.gpu_names):
         if name == reference:
@@ -161,7 +167,12 @@ def _conversion(tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCata
         elif name in catalog:
             by_gpu[code] = conversion_range(catalog, reference, name)
     factors: FloatArray = by_gpu[tables.gpu_code].T
+    factors.flags.writeable = False  # shared by the requests with the same reference
+    tables.conversions[key] = (catalog, factors)
     return factors
+
+
+_CONVERSIONS_KEPT = 64  # (catalog, reference, measured ratios) kept per snapshot
 
 
 def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> BoolArray:

@@ -195,7 +195,7 @@ class PlanArrays:
     cover_cost: FloatArray
     plan_unit_cards: FloatArray  # (plans,)
     # ``plan_costs``' per-cell layout for each set of card counts seen lately (``_cells``).
-    cells: dict[bytes, _Cells] = field(default_factory=dict, compare=False, repr=False)
+    cells: dict[bytes, _Cells] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def build(cls, plans: Sequence[MixedPlan]) -> PlanArrays:

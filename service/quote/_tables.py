@@ -21,7 +21,7 @@ Arrays are read-only: one snapshot serves concurrent requests.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -87,6 +87,11 @@ class OfferTables:
     scaling_code: IntArray
     # Memory of each GPU model the offers carry, sorted by GPU id (the last offer's figure for a model).
     memory_by_gpu: Mapping[str, float]
+    # Each offer's speed over a reference GPU (``_evaluate._conversion``) for the requests seen lately,
+    # by (catalog, reference GPU, measured ratios): the catalog is held so its id stays its own.
+    conversions: dict[tuple[int, str, tuple[tuple[str, float], ...]], tuple[object, FloatArray]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @property
     def size(self) -> int:
