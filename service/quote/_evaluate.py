@@ -311,7 +311,8 @@ def evaluate(
     conversion = _conversion(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
     one_card_hours: FloatArray = resolved.job_hours / conversion[::-1]
-    matching = _filter_mask(tables, resolved) & np.isfinite(one_card_hours).all(axis=0)
+    finite = np.isfinite(one_card_hours)
+    matching = _filter_mask(tables, resolved) & finite[0] & finite[1] & finite[2]
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
     if resolved.memory_needed_gb is None:
         fewest_cards = np.ones(tables.size)

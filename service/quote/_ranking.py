@@ -77,13 +77,16 @@ def best(keys: Sequence[npt.NDArray[np.generic]]) -> int:
 
 
 def rank_of(keys: Sequence[npt.NDArray[np.generic]], position: int) -> int:
-    """1-based rank of one candidate in key order, without sorting them all."""
-    before = np.zeros(keys[0].size, dtype=np.bool_)
-    tied = np.ones(keys[0].size, dtype=np.bool_)
-    for key in keys:
-        before |= tied & (key < key[position])
-        tied &= key == key[position]
-    return int(before.sum()) + 1
+    """1-based rank of one candidate in key order, without sorting them all: those before it on the
+    first key, then, among those tied with it so far, before it on each next key."""
+    primary = keys[0]
+    before = int(np.count_nonzero(primary < primary[position]))
+    tied = np.flatnonzero(primary == primary[position])
+    for key in keys[1:]:
+        tied_values = key[tied]
+        before += int(np.count_nonzero(tied_values < key[position]))
+        tied = tied[tied_values == key[position]]
+    return before + 1
 
 
 @dataclass(frozen=True, slots=True)
