@@ -265,12 +265,13 @@ def _dense_rows(needed: BoolArray) -> int:
 
 def _needed(tables: OfferTables, requested: BoolArray, counts: int, one_card_column: int) -> BoolArray:
     """``(counts, rows)``: the candidates whose hours and costs a response can read: the requested ones,
-    the one-card column (the summary's single card), and every count of the products the combined plans
-    combine (``price_plans`` compares them). A plan left NaN is not priced (``plan_costs``)."""
+    the one-card column (the summary's single card), and, where a combined plan is needed, the products
+    it combines (``price_plans`` compares them). A plan left NaN is not priced (``plan_costs``)."""
     needed = np.array(np.broadcast_to(requested, (counts, tables.size)))
     needed[one_card_column] = True
     if tables.plans:
-        needed[:, tables.plan_arrays.part_rows.ravel()] = True
+        count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
+        needed[count_at[:, None], tables.plan_arrays.part_rows[plan_at]] = True
     return needed
 
 
