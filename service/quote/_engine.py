@@ -36,7 +36,6 @@ from schemas.quote import (
     Task,
 )
 from schemas.vendor import VendorConfig
-from service.names import KnownNames
 from service.quote._evaluate import Evaluation, Figure, evaluate
 from service.quote._gpu_names import gpu_name
 from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
@@ -204,7 +203,7 @@ def _with_memory_warning(quote: Quote, needed_gb: float | None, lang: Lang) -> Q
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
     """Rank every feasible way to run the job by cost, time or value; pure."""
     tables = snapshot.tables
-    known = KnownNames(vendors=options.vendors, statuses=snapshot.statuses.values(), offers=snapshot.offers)
+    known = snapshot.known(options.vendors)
     resolved = resolve_request(
         request, tables, snapshot.statuses.keys(), options.catalog, options.bytes_per_param, known=known
     )
