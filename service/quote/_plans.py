@@ -102,7 +102,9 @@ def _combos(packages: Sequence[Package], best: int, ranked: Sequence[int]) -> tu
     return tuple(itertools.product(*(range(limit) for limit in limits)))
 
 
-def _plan(packages: list[Package], hourly: tuple[int, CardHourPricing] | None) -> MixedPlan | None:
+def _plan(
+    packages: list[Package], hourly: tuple[int, CardHourPricing] | None, unit_cards: int
+) -> MixedPlan | None:
     if hourly is not None and not all(
         _whole_granules(package.period_hours, hourly[1].granularity_s / 3600) for package in packages
     ):
@@ -117,7 +119,7 @@ def _plan(packages: list[Package], hourly: tuple[int, CardHourPricing] | None) -
     best = ranked[0]
     return MixedPlan(
         packages=tuple(packages),
-        unit_cards=0,  # set by the caller
+        unit_cards=unit_cards,
         hourly_row=None if hourly is None else hourly[0],
         cny_per_card_hour=0.0 if hourly is None else hourly[1].cny_per_card_hour,
         granularity_hours=1.0 if hourly is None else hourly[1].granularity_s / 3600,
@@ -155,20 +157,9 @@ def build_plans(offers: Sequence[Offer]) -> tuple[MixedPlan, ...]:
             pricing = offers[card_hour[2]].pricing
             assert isinstance(pricing, CardHourPricing)
             card_hour_offer = (card_hour[2], pricing)
-        plan = _plan(chosen, card_hour_offer)
+        plan = _plan(chosen, card_hour_offer, unit_cards=key[3])
         if plan is not None:
-            plans.append(
-                MixedPlan(
-                    packages=plan.packages,
-                    unit_cards=key[3],
-                    hourly_row=plan.hourly_row,
-                    cny_per_card_hour=plan.cny_per_card_hour,
-                    granularity_hours=plan.granularity_hours,
-                    min_billed_hours=plan.min_billed_hours,
-                    best=plan.best,
-                    combos=plan.combos,
-                )
-            )
+            plans.append(plan)
     return tuple(plans)
 
 
