@@ -7,16 +7,11 @@ embedded store, so the same names must mean the same offers and be refused for t
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
 from tests.mcp.test_mcp_server import server, texts
 
 pytestmark = pytest.mark.slow
@@ -28,13 +23,6 @@ def listed(page: dict[str, Any]) -> tuple[Any, ...]:
     """What a page says, less the fetch times (each process loaded the catalog at its own moment)."""
     items = [{k: v for k, v in item.items() if k != "fetched_at"} for item in page["items"]]
     return items, page["total"], page["limit"], page["offset"]
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[Client]:
-    services = build_services(Settings(), store=MemoryPriceStore(history_max_entries=10))
-    async with AsyncTestClient(create_app(services=services)) as client:
-        yield client
 
 
 async def test_names_limits_and_reasons_match_the_http_routes(http: Client) -> None:

@@ -8,16 +8,11 @@ HTTP (one field error each).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
 from tests.mcp.test_filter_names import listed
 from tests.mcp.test_mcp_server import server, texts
 
@@ -35,13 +30,6 @@ MISTAKES: list[tuple[dict[str, Any], str]] = [
     ({"workload": {"gpu_hours": 48}, "cities": ["北京"]}, "cities: unknown city '北京'; valid: nanjing, shenzhen, suzhou, wuxi"),
     ({}, "workload: is required"),
 ]  # fmt: skip
-
-
-@pytest.fixture
-async def http() -> AsyncIterator[Client]:
-    services = build_services(Settings(), store=MemoryPriceStore(history_max_entries=10))
-    async with AsyncTestClient(create_app(services=services)) as client:
-        yield client
 
 
 async def test_quote_mistakes_read_the_same_over_mcp_and_http(http: Client) -> None:
