@@ -22,14 +22,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import msgspec
 import numpy as np
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import (
     Lang,
     MemoryNeed,
-    Quote,
     QuoteRequest,
     QuoteResponse,
     SnapshotInfo,
@@ -42,8 +40,8 @@ from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote._memory import DEFAULT_BYTES_PER_PARAM, min_cards
 from service.quote._money import cents_array
 from service.quote._nearest import nothing_fits_summary
-from service.quote._notes import NoteContext, with_notes
-from service.quote._quotes import QuoteContext, build_quotes
+from service.quote._quote_context import QuoteContext
+from service.quote._quotes import build_quotes
 from service.quote._ranking import CandidateKeys, pick, top
 from service.quote._resolve import ResolvedRequest, resolve_request
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
@@ -178,28 +176,6 @@ def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | 
     )
 
 
-# A fit whose model takes this share of the cards' memory or more (shown to the percent) leaves under 10 %
-# for activations, which the memory figure for training does not count.
-_TIGHT_MEMORY_USE = 0.895
-
-
-def _with_memory_warning(quote: Quote, needed_gb: float | None, lang: Lang) -> Quote:
-    if needed_gb is None:
-        return quote
-    used = needed_gb / (quote.cards * quote.gpu_memory_gb)
-    if used < _TIGHT_MEMORY_USE:
-        return quote
-    warning = text(
-        "warn_memory_tight",
-        lang,
-        used=number_text(100 * used),
-        need=number_text(needed_gb),
-        cards=quote.cards,
-        memory=quote.gpu_memory_gb,
-    )
-    return msgspec.structs.replace(quote, warnings=[*quote.warnings, warning])
-
-
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
     """Rank every feasible way to run the job by cost, time or value; pure."""
     tables = snapshot.tables
@@ -262,20 +238,11 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         catalog=options.catalog,
         now_s=now_s,
         price_max_age_s=options.price_max_age_s,
-        lang=request.lang,
-    )
-    notes = NoteContext(
-        tables=tables,
-        evaluation=evaluation,
-        resolved=resolved,
         operator_factor=options.cross_node_factor,
         cross_city_mbps=options.cross_city_mbps,
         lang=request.lang,
     )
-    structs = [
-        _with_memory_warning(quote, resolved.memory_needed_gb, request.lang)
-        for quote in with_notes(notes, chosen, build_quotes(context, chosen))
-    ]
+    structs = build_quotes(context, chosen)
     built = dict(zip(ranked, structs, strict=False))
     quotes = structs[: len(ranked)]
     single = None if single_at is None else structs[single_at]

@@ -6,7 +6,8 @@ Internally everything is float. Rounding goes through an integer count of fen (o
 checked against them are rounded in bulk by ``cents_array``, one formula for both, so a returned quote
 never shows a figure past a limit; ``cents`` rounds the single amounts written into text and line items.
 The count then becomes the float nearest the decimal figure (JSON numbers), or its exact decimal digits
-for text (``hundredths_text``).
+for text (``format_cny``, ``number_text``), written straight from the integer count: text is written
+dozens of times per response, so each is one rounding and one f-string.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["cents", "cents_array", "format_cny", "hundredths_text", "round_cny", "round_hours"]
+__all__ = ["cents", "cents_array", "format_cny", "number_text", "round_cny", "round_hours"]
 
 # A millionth of a cent: far above float noise for any amount below 1e7, far below a real fen.
 _TOLERANCE = 1e-6
@@ -48,13 +49,20 @@ def round_hours(hours: float) -> float:
     return cents(hours) / 100
 
 
-def hundredths_text(count: int) -> str:
-    """``count`` hundredths as a decimal with thousands separators and two places: ``123450`` is
-    ``1,234.50`` (the text ``Decimal(count) / 100`` formats to, in integer arithmetic)."""
-    whole, part = divmod(abs(count), 100)
-    return f"{'-' if count < 0 else ''}{whole:,}.{part:02d}"
-
-
 def format_cny(amount_cny: float) -> str:
-    """``¥1,234.50``: the amount as a person reads it, rounded like the response."""
-    return f"¥{hundredths_text(cents(amount_cny))}"
+    """``¥1,234.50``: the amount as a person reads it, rounded like the response (``¥-0.05`` below 0)."""
+    count = cents(amount_cny)
+    whole, part = divmod(-count if count < 0 else count, 100)
+    return f"¥-{whole:,}.{part:02d}" if count < 0 else f"¥{whole:,}.{part:02d}"
+
+
+def number_text(value: float) -> str:
+    """A figure rounded half-up to 0.01 without trailing zeros: ``17.14``, ``16``, ``1,120``, ``0.5``."""
+    count = cents(value)
+    whole, part = divmod(-count if count < 0 else count, 100)
+    sign = "-" if count < 0 else ""
+    if part == 0:
+        return f"{sign}{whole:,}"
+    if part % 10 == 0:
+        return f"{sign}{whole:,}.{part // 10}"
+    return f"{sign}{whole:,}.{part:02d}"

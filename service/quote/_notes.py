@@ -1,7 +1,7 @@
-"""What a returned quote adds about how it was derived: scaling sources, data locality, data fees.
+"""What a returned quote adds about how it was derived: scaling sources, data locality, data fees, memory.
 
-Run on the few quotes a response returns, after ``_quotes`` built them: each note is appended to the
-quote's warnings, in this order, and the data fees become line items.
+Each note follows the quote's own warnings (``_quote_warnings``), in this order, and the data fees
+become line items:
 
 - the in-machine curve's source, when it is not the article's rule (``_scaling``: by link and
   ``workload.communication``); the caller's own curve needs none;
@@ -9,101 +9,139 @@ quote's warnings, in this order, and the data fees become line items.
   communication, or the caller's ``workload.cross_node_factor``), and, when the cards across nodes run
   slower than one machine of the same offer, a warning saying so;
 - an offer outside ``workload.data_city``: IO waits, and the copy time its hours include (``_locality``);
+- a model that takes 89.5 % or more of the cards' memory (shown to the percent): under 10 % is left for
+  activations, which the memory figure for training does not count;
 - storage and traffic the vendor lists, with ``workload.dataset_gb``: a ``storage`` and a ``network``
   line; the compute line gives up what they take, so the lines still add up to the quote's cost.
+
+The scaling notes depend only on the speed-up column, the card count and the nodes, so a response writes
+them once per such triple (``QuoteContext.by_scaling``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-import msgspec
-
-from schemas.quote import Lang, LineItem, Quote
+from schemas.quote import LineItem, Range
 from service.names import place_display_name
-from service.quote._evaluate import Evaluation, Figure
+from service.quote._evaluate import Figure
 from service.quote._locality import locality_note
 from service.quote._money import cents, format_cny, round_cny
-from service.quote._resolve import ResolvedRequest
+from service.quote._quote_context import QuoteContext
 from service.quote._scaling import FABRIC_BANDWIDTH_RATIO, ScalingColumn
-from service.quote._tables import OfferTables
 from service.quote._texts import number_text, text
 
-__all__ = ["NoteContext", "with_notes"]
+__all__ = ["fee_items", "quote_notes"]
+
+# A fit whose model takes this share of the cards' memory or more (shown to the percent) leaves under 10 %
+# for activations, which the memory figure for training does not count.
+_TIGHT_MEMORY_USE = 0.895
 
 
-@dataclass(frozen=True, slots=True)
-class NoteContext:
-    tables: OfferTables
-    evaluation: Evaluation
-    resolved: ResolvedRequest
-    operator_factor: float
-    cross_city_mbps: float
-    lang: Lang
-
-
-def _factor_why(context: NoteContext, column: ScalingColumn) -> str:
-    lang, communication = context.lang, context.resolved.request.workload.communication
+def _factor_why(context: QuoteContext, column: ScalingColumn) -> str:
     if column.factor_from_caller:
-        return text("factor_caller", lang)
+        return context.word("factor_caller")
     return text(
         "factor_derived",
-        lang,
+        context.lang,
         operator=number_text(context.operator_factor),
-        communication=text(f"communication_{communication}", lang),
+        communication=context.word(f"communication_{context.resolved.request.workload.communication}"),
         bandwidth=number_text(FABRIC_BANDWIDTH_RATIO.get(column.interconnect, 1.0)),
     )
 
 
-def _scaling_notes(context: NoteContext, quote: Quote, column: ScalingColumn) -> list[str]:
+def _scaling_notes(
+    context: QuoteContext, column: ScalingColumn, cards: int, nodes: int, speedup: Range
+) -> tuple[str, ...]:
     lang = context.lang
-    communication = text(f"communication_{context.resolved.request.workload.communication}", lang)
+    communication = context.word(f"communication_{context.resolved.request.workload.communication}")
+    interconnect = context.word(f"interconnect_{column.interconnect}")
     notes: list[str] = []
     if column.curve_source and column.curve_source != "scaling_source_caller":
         notes.append(
             text(
                 "warn_scaling_curve",
                 lang,
-                low=number_text(quote.speedup.low),
-                high=number_text(quote.speedup.high),
-                cards=quote.cards,
+                low=number_text(speedup.low),
+                high=number_text(speedup.high),
+                cards=cards,
                 communication=communication,
-                interconnect=text(f"interconnect_{column.interconnect}", lang),
-                source=text(column.curve_source, lang),
+                interconnect=interconnect,
+                source=context.word(column.curve_source),
             )
         )
-    if not column.spans_nodes(quote.cards):
-        return notes
+    if not column.spans_nodes(cards):
+        return tuple(notes)
     notes.append(
         text(
             "warn_cross_node",
             lang,
             factor=f"{column.cross_node_factor:.2f}",
-            interconnect=text(f"interconnect_{column.interconnect}", lang),
+            interconnect=interconnect,
             why=_factor_why(context, column),
         )
     )
     one_machine = column.speedup(column.machine_cards)
-    if quote.speedup.expected < round(one_machine.expected, 2):
+    if speedup.expected < round(one_machine.expected, 2):
         notes.append(
             text(
                 "warn_slower_than_one_machine",
                 lang,
-                cards=quote.cards,
-                nodes=quote.nodes,
-                interconnect=text(f"interconnect_{column.interconnect}", lang),
-                speedup=number_text(quote.speedup.expected),
+                cards=cards,
+                nodes=nodes,
+                interconnect=interconnect,
+                speedup=number_text(speedup.expected),
                 machine_cards=column.machine_cards,
                 one_machine=number_text(one_machine.expected),
                 communication=communication,
             )
         )
+    return tuple(notes)
+
+
+def quote_notes(
+    context: QuoteContext, index: int, column: int, cards: int, nodes: int, speedup: Range
+) -> list[str]:
+    """The notes of offer ``index`` at count column ``column`` (``cards`` cards on ``nodes`` nodes)."""
+    evaluation, resolved = context.evaluation, context.resolved
+    notes: list[str] = []
+    if evaluation.scaling is not None and not resolved.serving and cards > 1:
+        code = int(evaluation.machine_code[index])
+        key = (code, column, nodes)
+        scaling = context.by_scaling.get(key)
+        if scaling is None:
+            scaling_column = evaluation.scaling.columns[code]
+            scaling = context.by_scaling[key] = _scaling_notes(context, scaling_column, cards, nodes, speedup)
+        notes.extend(scaling)
+    if evaluation.remote is not None and evaluation.remote[index] and resolved.data_city is not None:
+        notes.append(
+            locality_note(
+                offer_city=place_display_name(context.tables.offers[index].city, context.lang),
+                data_city=place_display_name(resolved.data_city, context.lang),
+                dataset_gb=resolved.request.workload.dataset_gb,
+                mbps=context.cross_city_mbps,
+                lang=context.lang,
+            )
+        )
+    needed_gb = resolved.memory_needed_gb
+    if needed_gb is not None:
+        memory_gb = context.tables.offers[index].gpu_memory_gb
+        used = needed_gb / (cards * memory_gb)
+        if used >= _TIGHT_MEMORY_USE:
+            notes.append(
+                text(
+                    "warn_memory_tight",
+                    context.lang,
+                    used=number_text(100 * used),
+                    need=number_text(needed_gb),
+                    cards=cards,
+                    memory=memory_gb,
+                )
+            )
     return notes
 
 
-def _fee_items(context: NoteContext, quote: Quote, index: int, column: int) -> list[LineItem]:
-    """Storage and traffic lines, the compute line reduced by them (``quote.breakdown`` otherwise kept)."""
+def fee_items(context: QuoteContext, index: int, column: int, breakdown: list[LineItem]) -> list[LineItem]:
+    """``breakdown`` with the storage and traffic lines added and the compute line reduced by them
+    (``breakdown`` itself when there are none)."""
     figures, lang = context.evaluation.figures, context.lang
     dataset = number_text(context.resolved.request.workload.dataset_gb or 0.0)
     offer = context.tables.offers[index]
@@ -119,9 +157,9 @@ def _fee_items(context: NoteContext, quote: Quote, index: int, column: int) -> l
         description = text("item_data_traffic", lang, dataset=dataset, price=price)
         fees.append(LineItem(kind="network", description=description, amount_cny=round_cny(traffic)))
     if not fees:
-        return quote.breakdown
+        return breakdown
     taken = sum(cents(item.amount_cny) for item in fees)
-    items = list(quote.breakdown)
+    items = list(breakdown)
     at = next(i for i, item in enumerate(items) if item.kind == "compute")
     compute = items[at]
     items[at] = LineItem(
@@ -130,35 +168,3 @@ def _fee_items(context: NoteContext, quote: Quote, index: int, column: int) -> l
         amount_cny=(cents(compute.amount_cny) - taken) / 100,
     )
     return [*items, *fees]
-
-
-def with_notes(
-    context: NoteContext, chosen: Sequence[tuple[int, int, int]], quotes: Sequence[Quote]
-) -> list[Quote]:
-    """``quotes`` (built for ``chosen``) with their derivation notes and data-fee lines added."""
-    evaluation, resolved = context.evaluation, context.resolved
-    workload = resolved.request.workload
-    noted: list[Quote] = []
-    for (index, column, _), quote in zip(chosen, quotes, strict=True):
-        notes: list[str] = []
-        if evaluation.scaling is not None and not resolved.serving and quote.cards > 1:
-            scaling_column = evaluation.scaling.columns[int(evaluation.machine_code[index])]
-            notes.extend(_scaling_notes(context, quote, scaling_column))
-        if evaluation.remote is not None and evaluation.remote[index] and resolved.data_city is not None:
-            notes.append(
-                locality_note(
-                    offer_city=place_display_name(quote.city, context.lang),
-                    data_city=place_display_name(resolved.data_city, context.lang),
-                    dataset_gb=workload.dataset_gb,
-                    mbps=context.cross_city_mbps,
-                    lang=context.lang,
-                )
-            )
-        breakdown = _fee_items(context, quote, index, column) if workload.dataset_gb else quote.breakdown
-        changed = bool(notes) or breakdown is not quote.breakdown
-        noted.append(
-            msgspec.structs.replace(quote, warnings=[*quote.warnings, *notes], breakdown=breakdown)
-            if changed
-            else quote
-        )
-    return noted

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 
 from schemas.quote import Lang
-from service.quote._money import cents, hundredths_text
+from service.quote._money import number_text
 
 __all__ = ["TEMPLATES", "hours_text", "join_text", "number_text", "text"]
 
@@ -477,10 +477,5 @@ def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:
     return joined
 
 
-def number_text(value: float) -> str:
-    """A figure rounded half-up to 0.01 without trailing zeros: ``17.14``, ``16``, ``1,120``."""
-    return hundredths_text(cents(value)).rstrip("0").rstrip(".")
-
-
-def hours_text(hours: float) -> str:
-    return number_text(hours)
+# Hours read like any other figure: to 0.01 h without trailing zeros (``17.14``).
+hours_text = number_text
