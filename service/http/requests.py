@@ -14,8 +14,10 @@ route is answered by the router before any middleware runs.
 It runs on every request, so it does the least work per request (bench/http_load.py measures ``/health``
 against a bare route): a fresh id is 128 random bits from the process's PRNG (a correlation id, not a
 secret; reseeded in every forked worker), the metric children are looked up once per method, route and
-status, the header is appended to the response's list, and the access record is made directly (no
-caller lookup: the JSON line has no source file or line).
+status, the header is appended to the response's list, and when the access logger's only destination is
+the JSON queue (``service.logs.direct_handler``, the served configuration) the line is queued from its
+fields without a ``LogRecord``; otherwise the record is made directly (no caller lookup: the JSON line
+has no source file or line).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from litestar.enums import ScopeType
 from litestar.exceptions import HTTPException
 from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
 
-from service.logs import request_id_var
+from service.logs import direct_handler, request_id_var
 from service.metrics import REQUEST_DURATION, REQUESTS
 
 if TYPE_CHECKING:
@@ -135,6 +137,10 @@ class RequestMiddleware:
                 "status": status,
                 "duration_ms": round(duration_s * 1e3, 3),
             }
+            handler = direct_handler(access_logger)
+            if handler is not None:
+                handler.emit_info(access_logger.name, f"{method} {path} {status}", fields)
+                return
             access_logger.handle(
                 access_logger.makeRecord(
                     access_logger.name, _INFO, "", 0, "%s %s %d", (method, path, status), None, extra=fields

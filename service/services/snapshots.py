@@ -100,7 +100,8 @@ class SnapshotCache:
 
     async def _checked(self, held: Snapshot | None) -> Snapshot:
         try:
-            version = await asyncio.wait_for(self._store.version(), self._deadline_s)
+            async with asyncio.timeout(self._deadline_s):  # no task per request, unlike ``wait_for``
+                version = await self._store.version()
         except TimeoutError:
             return self._fallback("version", StoreUnavailable(f"store slower than {self._deadline_s} s"))
         except StoreCorrupt as error:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import httpx
 import pytest
 
 from service.http.requests import redact_query
-from service.logs import JsonFormatter, request_id_var
+from service.logs import JsonFormatter, QueueToStderrHandler, direct_handler, request_id_var
 from tests.adapters.fake_vendor import FakeVendor
 from tests.servers import gpuquote_server, write_vendors_file
 
@@ -128,3 +130,62 @@ def test_extra_fields_become_fields() -> None:
 )
 def test_credentials_in_the_query_string_are_redacted(query: bytes, logged: str) -> None:
     assert redact_query(query) == logged
+
+
+@pytest.fixture
+def queue_only() -> Iterator[tuple[QueueToStderrHandler, io.StringIO]]:
+    """A logger tree whose only destination is a JSON queue handler writing to a buffer (the served
+    configuration; its own tree, since pytest adds capturing handlers to the root during a test)."""
+    top = logging.getLogger("direct-log-test")
+    buffer = io.StringIO()
+    handler = QueueToStderrHandler(buffer)
+    top.propagate = False
+    top.setLevel(logging.INFO)
+    yield handler, buffer
+    handler.close()
+    top.handlers.clear()
+
+
+def _only(handler: QueueToStderrHandler) -> None:
+    """The test's logger tree writes to ``handler`` only (pytest adds its capturing handlers in the call)."""
+    logging.getLogger("direct-log-test").handlers[:] = [handler]
+
+
+def test_an_access_line_queued_from_its_fields_reads_as_the_record_would(
+    queue_only: tuple[QueueToStderrHandler, io.StringIO],
+) -> None:
+    handler, buffer = queue_only
+    _only(handler)
+    access = logging.getLogger("direct-log-test.access")
+    assert direct_handler(access) is handler
+    fields = {"method": "GET", "path": "/offers?gpu=h800", "status": 200, "duration_ms": 0.731}
+    token = request_id_var.set("trace-direct-1")
+    try:
+        handler.emit_info(access.name, "GET /offers?gpu=h800 200", fields)
+        record = access.makeRecord(
+            access.name, logging.INFO, "", 0, "%s %s %d", ("GET", "/offers?gpu=h800", 200), None, extra=fields
+        )
+        access.handle(record)
+    finally:
+        request_id_var.reset(token)
+    handler.close()
+    direct, recorded = (json.loads(line) for line in buffer.getvalue().splitlines())
+    direct.pop("time"), recorded.pop("time")
+    assert direct == recorded
+    assert list(direct) == list(recorded)  # the same field order
+    assert direct["request_id"] == "trace-direct-1"
+
+
+def test_a_filter_or_a_second_handler_sends_access_lines_through_records(
+    queue_only: tuple[QueueToStderrHandler, io.StringIO],
+) -> None:
+    _only(queue_only[0])
+    access = logging.getLogger("direct-log-test.access")
+    top = logging.getLogger("direct-log-test")
+    top.addFilter(lambda record: True)
+    assert direct_handler(access) is None
+    top.filters.clear()
+    access.addHandler(logging.NullHandler())
+    assert direct_handler(access) is None
+    access.handlers.clear()
+    assert direct_handler(access) is queue_only[0]
