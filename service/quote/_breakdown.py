@@ -20,9 +20,10 @@ import numpy as np
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
 from schemas.quote import Lang, LineItem, LineItemKind
-from service.quote._billing import PERIOD_HOURS, Bill, billed_hours
+from service.quote._billing import PERIOD_HOURS, billed_hours
 from service.quote._money import cents, format_cny, round_cny
 from service.quote._plans import Combination, MixedPlan
+from service.quote._quote_figures import ExpectedBill
 from service.quote._texts import hours_text, number_text, text
 
 __all__ = ["line_items", "mixed_line_items"]
@@ -30,12 +31,13 @@ __all__ = ["line_items", "mixed_line_items"]
 
 def _compute(description: str, total_cny: float, others: tuple[LineItem, ...] = ()) -> LineItem:
     """The compute line: the amount that makes the rounded items add up to the rounded total."""
-    rest = (cents(total_cny) - sum(cents(item.amount_cny) for item in others)) / 100
+    taken = sum(cents(item.amount_cny) for item in others) if others else 0
+    rest = (cents(total_cny) - taken) / 100
     return LineItem(kind="compute", description=description, amount_cny=rest)
 
 
 def _card_hour(
-    gpu_name: str, pricing: CardHourPricing, cards: int, bill: Bill, total_cny: float, lang: Lang
+    gpu_name: str, pricing: CardHourPricing, cards: int, bill: ExpectedBill, total_cny: float, lang: Lang
 ) -> list[LineItem]:
     price, hours = format_cny(pricing.cny_per_card_hour), hours_text(bill.billed_hours)
     description = text("item_card_hour", lang, cards=cards, gpu=gpu_name, price=price, hours=hours)
@@ -44,7 +46,7 @@ def _card_hour(
     return [_compute(description, total_cny)]
 
 
-def _node_hour(pricing: NodeHourPricing, bill: Bill, total_cny: float, lang: Lang) -> list[LineItem]:
+def _node_hour(pricing: NodeHourPricing, bill: ExpectedBill, total_cny: float, lang: Lang) -> list[LineItem]:
     nodes, hours = bill.units, hours_text(bill.billed_hours)
     premiums: tuple[tuple[LineItemKind, str, float], ...] = (
         ("network", "item_network", pricing.network_premium_cny_per_node_hour),
@@ -71,7 +73,7 @@ def _bundle(
     offer: Offer,
     pricing: BundlePricing,
     cards: int,
-    bill: Bill,
+    bill: ExpectedBill,
     total_cny: float,
     reference: Offer | None,
     lang: Lang,
@@ -119,7 +121,7 @@ def _bundle(
     return [_compute(text("item_bundle", lang, hours=hours, **fields), total_cny)]
 
 
-def _term(pricing: TermPricing, bill: Bill, total_cny: float, lang: Lang) -> list[LineItem]:
+def _term(pricing: TermPricing, bill: ExpectedBill, total_cny: float, lang: Lang) -> list[LineItem]:
     description = text(
         "item_term",
         lang,
@@ -178,7 +180,7 @@ def mixed_line_items(
 def line_items(
     offer: Offer,
     cards: int,
-    bill: Bill,
+    bill: ExpectedBill,
     *,
     total_cny: float,
     card_hour_reference: Offer | None,

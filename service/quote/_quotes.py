@@ -13,19 +13,19 @@ comes from: the catalog's sources or the caller's measured ratio.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace as replace_figures
 from typing import Any
+
+import msgspec
 
 from schemas.offer import CardHourPricing, Offer, TermPricing, pricing_kind
 from schemas.quote import LineItem, Quote
-from service.quote._billing import Bill
 from service.quote._breakdown import line_items, mixed_line_items
 from service.quote._gpu_names import gpu_name
 from service.quote._money import round_cny, round_hours
 from service.quote._notes import fee_items, quote_notes
 from service.quote._plans import cheapest_combination
 from service.quote._quote_context import QuoteContext
-from service.quote._quote_figures import QuoteFigures, gather_figures
+from service.quote._quote_figures import ExpectedBill, QuoteFigures, gather_figures
 from service.quote._quote_warnings import quote_warnings
 from service.quote._tables import NO_OFFER, OfferTables
 
@@ -95,7 +95,7 @@ def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figu
     combination = cheapest_combination(plan, cards, figures.raw_hours_expected)
     billed = combination.billed_hours(plan)
     total = figures.cost_cny.expected
-    bill = Bill(
+    bill = ExpectedBill(
         units=combination.units,
         billed_cards=combination.units * plan.unit_cards,
         billed_hours=billed,
@@ -112,7 +112,7 @@ def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figu
         mixed_line_items(
             plan, tables.offers, cards, combination, total, context.lang, gpu_name(offer.gpu, context.catalog)
         ),
-        quote_warnings(context, index, cards, replace_figures(figures, bill=bill)),
+        quote_warnings(context, index, cards, msgspec.structs.replace(figures, bill=bill)),
     )
     return Quote(
         id=quote_id(f"{offer.id}+mixed", cards),
