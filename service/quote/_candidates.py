@@ -31,13 +31,15 @@ import numpy.typing as npt
 
 from schemas.quote import Range
 from service.quote._money import cents_array
-from service.quote._plans import plan_costs
+from service.quote._plans import PlanCells, cell_terms, plan_costs
 from service.quote._tables import OfferTables
 
 __all__ = [
+    "PricedPlans",
     "ServingLayout",
     "fewest_meeting_deadline",
     "plan_candidates",
+    "plan_cells",
     "price_plans",
     "serving_candidates",
     "serving_layout",
@@ -122,24 +124,45 @@ def plan_candidates(
     return counts, requested
 
 
+@dataclass(frozen=True, slots=True)
+class PricedPlans:
+    """The combined plans' cells a response can read, as flat positions in a ``(counts, rows)`` grid,
+    and what pricing them needs (``plan_cells``): the same for every request of one layout."""
+
+    at: IntArray  # (cells,)
+    parts_at: IntArray  # (cells, 4): the products each plan combines, at the same count
+    terms: PlanCells  # the cells once per priced bound, bound by bound
+
+
+def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, bounds: int) -> PricedPlans:
+    """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``), priced ``bounds`` times."""
+    count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
+    row_base = count_at * tables.size
+    return PricedPlans(
+        at=row_base + tables.offer_count + plan_at,
+        parts_at=row_base[:, None] + tables.plan_arrays.part_rows[plan_at],
+        terms=cell_terms(tables.plan_arrays, np.tile(plan_at, bounds), np.tile(cards[count_at], bounds)),
+    )
+
+
 def price_plans(
     tables: OfferTables,
     figures: FloatArray,
-    counts: FloatArray,
-    bounds: Sequence[tuple[int, int]],
+    plans: PricedPlans,
+    bounds: tuple[slice, slice],
     expected_cost: int,
 ) -> BoolArray:
-    """Price the plan rows' ``(hours, cost)`` figure bounds in place; ``(counts, rows)``: False where a
-    plan is no cheaper (to the fen, expected) than one of the products it combines on its own."""
-    plans = slice(tables.offer_count, tables.size)
-    hours_rows, cost_rows = zip(*bounds, strict=True)
-    hours = figures[list(hours_rows), :, plans].reshape(-1, tables.size - tables.offer_count)
-    costs = plan_costs(tables.plan_arrays, np.tile(counts, len(bounds)), hours)
-    figures[list(cost_rows), :, plans] = costs.reshape(len(bounds), counts.size, -1)
-    cost = figures[expected_cost]
-    alone = cost[:, tables.plan_arrays.part_rows].min(axis=2)
-    keep = np.ones(cost.shape, dtype=np.bool_)
-    keep[:, plans] = cents_array(cost[:, plans]) < cents_array(alone)
+    """Price the plan cells' cost bounds from their hours bounds in place (``bounds``: the hours rows and
+    the cost rows of ``figures``); ``(cells,)``: whether each plan is cheaper (to the fen, expected) than
+    every product it combines on its own."""
+    hours_rows, cost_rows = bounds
+    grid = figures.reshape(figures.shape[0], -1)
+    hours = grid[hours_rows, plans.at]
+    costs = plan_costs(tables.plan_arrays, plans.terms, hours.ravel()).reshape(hours.shape)
+    grid[cost_rows, plans.at] = costs
+    cost = grid[expected_cost]
+    alone = cost.take(plans.parts_at).min(axis=1)
+    keep: BoolArray = cents_array(cost.take(plans.at)) < cents_array(alone)
     return keep
 
 

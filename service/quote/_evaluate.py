@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.gpus import GpuCatalog, conversion_range
-from schemas.quote import Excluded
+from schemas.quote import Excluded, QuoteRequest
 from service.quote._billing import KIND_CODES, billed_hours
 from service.quote._candidates import (
     fewest_meeting_deadline,
@@ -46,6 +46,7 @@ from service.quote._candidates import (
     price_plans,
     serving_candidates,
 )
+from service.quote._layout import GatheredSpeedups, Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, data_fees, elsewhere
 from service.quote._memory import min_cards
 from service.quote._money import cents_array
@@ -126,8 +127,10 @@ def _lookup(names: tuple[str, ...], chosen: frozenset[str] | None) -> npt.NDArra
     return np.array([chosen is None or name in chosen for name in names], dtype=np.bool_)
 
 
-def _filter_mask(tables: OfferTables, resolved: ResolvedRequest) -> BoolArray:
-    mask = _lookup(tables.gpu_names, resolved.gpus)[tables.gpu_code]
+def _filter_mask(tables: OfferTables, resolved: ResolvedRequest, mask: BoolArray) -> BoolArray:
+    """``mask`` (the offers whose hours are known) within the request's filters."""
+    if resolved.gpus is not None:
+        mask &= _lookup(tables.gpu_names, resolved.gpus)[tables.gpu_code]
     if resolved.regions is not None:
         mask &= _lookup(tables.region_names, resolved.regions)[tables.region_code]
     if resolved.cities is not None:
@@ -175,126 +178,98 @@ def _conversion(tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCata
 _CONVERSIONS_KEPT = 64  # (catalog, reference, measured ratios) kept per snapshot
 
 
-def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> BoolArray:
-    """Whether renting ``units`` gives exactly the cards asked for, within the offer's limits and stock."""
-    billed_cards = units * tables.unit_cards
-    supplies = (units <= tables.max_units) & (billed_cards <= tables.available_cards)
-    if tables.whole_units_only.any():
-        # A bundle supplies exactly n cards only when n is a whole number of bundles.
-        supplies &= ~tables.whole_units_only | (billed_cards == cards)
-    return supplies
+def _bill_cells(
+    out: FloatArray,
+    one_card_hours: FloatArray,
+    speedups: FloatArray,
+    extra_hours: FloatArray | None,
+    terms: tuple[FloatArray, FloatArray, FloatArray],
+) -> None:
+    """Hours, billed hours and cost bounds of some cells into ``out``, rows ``HOURS_LOW`` to ``COST_HIGH``.
+
+    Each hours bound divides that bound's one-card hours by the matching speed-up (``speedups`` are high /
+    expected / low): the fewest hours by the highest speed-up, the most by the lowest. Each bound is billed
+    on its own hours by the one rule in ``_billing``; ``terms`` are the granularity, the minimum billed
+    hours and the hourly rate.
+    """
+    granularity_hours, min_billed_hours, hourly_rate = terms
+    hours = np.divide(one_card_hours, speedups, out=out[:_BILLED])
+    if extra_hours is not None:
+        hours += extra_hours  # waiting for data copied from another city: not shortened by more cards
+    # The cost rows hold the billed hours until multiplied by the rate.
+    billed = billed_hours(hours, granularity_hours, min_billed_hours, out=out[_BILLED + 1 :])
+    out[_BILLED] = billed[1]
+    billed *= hourly_rate
+
+
+# Rows ``HOURS_LOW`` to ``COST_HIGH`` of ``Figure``, as ``_bill_cells`` fills them: the billed hours' row.
+_BILLED = Figure.BILLED_HOURS - Figure.HOURS_LOW
+_BILLED_ROWS = slice(Figure.HOURS_LOW, Figure.COST_HIGH + 1)
 
 
 def _bill(
     tables: OfferTables,
-    cards: FloatArray,
+    layout: Layout,
     one_card_hours: FloatArray,
-    speedups: tuple[FloatArray, FloatArray, FloatArray],
-    column_code: IntArray,
-    extra_hours: FloatArray,
-    units_rented: FloatArray | None = None,
-    needed: BoolArray | None = None,
+    speedups: GatheredSpeedups,
+    extra_hours: FloatArray | None,
 ) -> FloatArray:
-    """Every figure of every candidate, billed by the one rule in ``_billing``, in one block.
-
-    Each hours bound divides that bound's one-card hours by the matching speed-up: the fewest hours by
-    the highest speed-up, the most by the lowest. ``units_rented`` replaces the one-rental units (a
-    serving job's replicas placed over several machines, ``_candidates.serving_units``). With
-    ``needed`` (``_needed``), the counts where few candidates can be read bill only those; their other
-    hours and costs are NaN.
-    """
-    figures = np.empty((len(Figure), cards.size, tables.size))
+    """Every figure of every candidate the layout bills, in one block (``_layout``: the counts past
+    ``dense`` bill only the cells a response can read; their other hours and costs are NaN)."""
+    figures = np.empty((len(Figure), layout.cards.size, tables.size))
+    figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
     figures[Figure.STORAGE_CNY :] = 0.0  # data fees, added by ``_add_data_fees`` when a data set is given
-    units = figures[Figure.UNITS]
-    np.divide(cards[:, None], tables.unit_cards, out=units)
-    np.ceil(units, out=units)
-    np.maximum(tables.min_units, units, out=units)
-    if units_rented is not None:
-        units[...] = units_rented
-    hourly_rate = np.multiply(units, tables.unit_rate_cny_per_hour, out=figures[Figure.HOURLY_RATE_CNY])
-    # The three bounds in one pass each: hours rows low / expected / high divide the one-card hours of
-    # the same bound by the high / expected / low speed-up, gathered per offer by its column.
-    speedup_low, speedup_expected, speedup_high = speedups
-    stacked = np.stack((speedup_high, speedup_expected, speedup_low))
-    dense = cards.size if needed is None else _dense_rows(needed)
-    block = figures[:, :dense]
-    hours = block[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]
-    np.take(stacked[:, :dense], column_code, axis=2, out=hours)
-    np.divide(one_card_hours[:, None, :], hours, out=hours)
-    hours += extra_hours  # waiting for data copied from another city: not shortened by more cards
-    # Each bound billed on its own hours; the cost rows hold the billed hours until multiplied by the rate.
-    billed = billed_hours(
-        hours,
-        tables.granularity_hours,
-        tables.min_billed_hours,
-        out=block[Figure.COST_LOW : Figure.COST_HIGH + 1],
+    dense = layout.dense
+    _bill_cells(
+        figures[_BILLED_ROWS, :dense],
+        one_card_hours[:, None, :],
+        speedups.dense,
+        extra_hours,
+        (tables.granularity_hours, tables.min_billed_hours, figures[Figure.HOURLY_RATE_CNY, :dense]),
     )
-    block[Figure.BILLED_HOURS] = billed[1]
-    billed *= hourly_rate[:dense]
-    if needed is not None and dense < cards.size:
-        # The sparse counts: only the candidates a response can read, the same arithmetic cell by cell;
-        # the rest stays NaN (never quoted, ranked or counted).
-        figures[Figure.HOURS_LOW : Figure.COST_HIGH + 1, dense:] = np.nan
-        flat = np.flatnonzero(needed[dense:]) + dense * tables.size  # positions in a (counts, rows) grid
-        rows, offers = np.divmod(flat, tables.size)
-        cell_speedups = stacked.reshape(3, -1).take(rows * stacked.shape[2] + column_code[offers], axis=1)
-        cell_hours = one_card_hours.take(offers, axis=1) / cell_speedups
-        cell_hours += np.broadcast_to(extra_hours, (tables.size,)).take(offers)
-        cell_billed = billed_hours(
-            cell_hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
+    if dense < layout.cards.size:
+        figures[_BILLED_ROWS, dense:] = np.nan
+        cells = np.empty((_BILLED_ROWS.stop - _BILLED_ROWS.start, layout.sparse_at.size))
+        granularity_hours, min_billed_hours, hourly_rate = layout.sparse_terms
+        _bill_cells(
+            cells,
+            one_card_hours.take(layout.sparse_offer, axis=1),
+            speedups.sparse,
+            None if extra_hours is None else extra_hours.take(layout.sparse_offer),
+            (granularity_hours, min_billed_hours, hourly_rate),
         )
-        grid = figures.reshape(len(Figure), -1)
-        cell_billed_expected = cell_billed[1].copy()
-        cell_billed *= grid[Figure.HOURLY_RATE_CNY].take(flat)
-        for at in range(3):
-            grid[Figure.HOURS_LOW + at][flat] = cell_hours[at]
-            grid[Figure.COST_LOW + at][flat] = cell_billed[at]
-        grid[Figure.BILLED_HOURS][flat] = cell_billed_expected
+        figures.reshape(len(Figure), -1)[_BILLED_ROWS, layout.sparse_at] = cells
     return figures
 
 
-# A count at which fewer than this share of the candidates can be read is billed cell by cell.
-_SPARSE_SHARE = 0.5
-
-
-def _dense_rows(needed: BoolArray) -> int:
-    """How many leading counts ``_bill`` bills whole: up to the last one with many candidates needed."""
-    dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
-    return int(dense[-1]) + 1 if dense.size else 0
-
-
-def _needed(tables: OfferTables, requested: BoolArray, counts: int, one_card_column: int) -> BoolArray:
-    """``(counts, rows)``: the candidates whose hours and costs a response can read: the requested ones,
-    the one-card column (the summary's single card), and, where a combined plan is needed, the products
-    it combines (``price_plans`` compares them). A plan left NaN is not priced (``plan_costs``)."""
-    needed = np.array(np.broadcast_to(requested, (counts, tables.size)))
-    needed[one_card_column] = True
-    if tables.plans:
-        count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
-        needed[count_at[:, None], tables.plan_arrays.part_rows[plan_at]] = True
-    return needed
-
-
-def _batch_candidates(
+def _batch_layout(
     tables: OfferTables,
     resolved: ResolvedRequest,
     rows: tuple[BoolArray, FloatArray, FloatArray],
     speedups_at: Callable[[Sequence[int]], ScalingColumns],
     max_plan_cards: int,
-) -> tuple[tuple[int, ...], BoolArray]:
-    """The counts a batch job is evaluated at and which candidates are quoted: the requested counts, or
-    every count each row sells (and the fewest meeting the deadline). ``rows``: matching, the memory
-    minimum and the expected one-card hours."""
-    matching, fewest_cards, one_card_hours = rows
+) -> Layout:
+    """The layout of a batch job: the requested counts, or every count each row sells (and, with a
+    deadline, the fewest meeting it). ``rows``: matching, the memory minimum and the expected one-card
+    hours. Only the fewest cards meeting a deadline depend on the job; every other shape is kept."""
+    counts = resolved.evaluated_counts
     if resolved.card_counts is not None:
-        return resolved.evaluated_counts, np.isin(resolved.evaluated_counts, resolved.card_counts)[:, None]
-    deadline_hours = resolved.request.deadline_hours
-    deadline_cards = None
-    if deadline_hours is not None:
-        deadline_cards = fewest_meeting_deadline(
-            tables, speedups_at((1,)), one_card_hours, deadline_hours, matching, fewest_cards, max_plan_cards
+        requested = np.isin(counts, resolved.card_counts)[:, None]
+        return cached_layout(
+            tables, (counts, resolved.card_counts), lambda: build_layout(tables, counts, requested)
         )
-    return plan_candidates(tables, resolved.evaluated_counts, max_plan_cards, deadline_cards)
+    deadline_hours = resolved.request.deadline_hours
+    if deadline_hours is None:
+        return cached_layout(
+            tables,
+            (counts, max_plan_cards),
+            lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, None)),
+        )
+    matching, fewest_cards, one_card_hours = rows
+    deadline_cards = fewest_meeting_deadline(
+        tables, speedups_at((1,)), one_card_hours, deadline_hours, matching, fewest_cards, max_plan_cards
+    )
+    return build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, deadline_cards))
 
 
 def evaluate(
@@ -312,63 +287,94 @@ def evaluate(
     conversion = _conversion(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
     one_card_hours: FloatArray = resolved.job_hours / conversion[::-1]
-    finite = np.isfinite(one_card_hours)
-    matching = _filter_mask(tables, resolved) & finite[0] & finite[1] & finite[2]
+    known: BoolArray = np.logical_and.reduce(np.isfinite(one_card_hours))
+    matching = _filter_mask(tables, resolved, known)
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
     if resolved.memory_needed_gb is None:
         fewest_cards = np.ones(tables.size)
     else:
         fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
     workload = request.workload
+    curve = None if request.scaling is None else resolved.curve
 
     def speedups_at(card_counts: Sequence[int]) -> ScalingColumns:
         return speedup_columns(
             card_counts,
             tables.scaling_keys,
             tables.scaling_code,
-            curve=None if request.scaling is None else resolved.curve,
+            curve=curve,
             communication=workload.communication,
             cross_node_factor=workload.cross_node_factor,
             operator_factor=cross_node_factor,
             serving=resolved.serving,
         )
 
-    units_rented: FloatArray | None
-    placed: BoolArray | None
     if resolved.serving:
         evaluated_counts, requested, units_rented, placed = serving_candidates(
             tables, fewest_cards, resolved.replicas, resolved.card_counts, matching
         )
+        layout = build_layout(tables, evaluated_counts, requested, units_rented=units_rented, placed=placed)
     else:
-        evaluated_counts, requested = _batch_candidates(
+        layout = _batch_layout(
             tables, resolved, (matching, fewest_cards, one_card_hours[1]), speedups_at, max_plan_cards
         )
-        units_rented = placed = None
-    counts = np.array(evaluated_counts, dtype=np.float64)
-    scaling = speedups_at(evaluated_counts)
-    remote = elsewhere(tables, resolved.data_city)
-    figures = _bill(
-        tables,
-        counts,
-        one_card_hours,
-        (scaling.low, scaling.expected, scaling.high),
-        scaling.code,
-        extra_hours=np.where(remote, copy_hours(workload.dataset_gb or 0.0, cross_city_mbps), 0.0),
-        units_rented=units_rented,
-        needed=None
-        if resolved.serving
-        else _needed(tables, requested, counts.size, evaluated_counts.index(1)),
+    speedups = layout.gathered(
+        (curve, workload.communication, workload.cross_node_factor, cross_node_factor, resolved.serving),
+        speedups_at,
     )
-    if tables.plans:
+    scaling = speedups.scaling
+    remote = elsewhere(tables, resolved.data_city)
+    extra_hours = None
+    if workload.dataset_gb and remote.any():
+        extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
+    figures = _bill(tables, layout, one_card_hours, speedups, extra_hours)
+    requested = layout.requested
+    if layout.plans is not None:
         # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
         # quoted only where it beats every product it combines on its own.
-        bounds = [(Figure.HOURS_LOW + at, Figure.COST_LOW + at) for at in range(3)]
-        requested = requested & price_plans(tables, figures, counts, bounds, Figure.COST_EXPECTED)
+        keep = price_plans(tables, figures, layout.plans, _PLAN_BOUNDS, Figure.COST_EXPECTED)
+        requested = requested.copy()
+        requested.reshape(-1)[layout.plans.at] &= keep
     _add_data_fees(figures, tables, remote, workload.dataset_gb)
-    capacity_ok = placed if placed is not None else _supplies(figures[Figure.UNITS], counts[:, None], tables)
     # An offer whose most cards cannot hold the model fails on memory at every count.
     holds_model = fewest_cards <= tables.max_units * tables.unit_cards
-    memory_ok = (counts[:, None] >= fewest_cards) & holds_model
+    memory_ok = (layout.cards[:, None] >= fewest_cards) & holds_model
+    runnable, qualifying, used_stale, excluded = _judge(
+        request, figures, requested, (matching, layout.supplies, memory_ok, stale)
+    )
+    return Evaluation(
+        counts=layout.counts,
+        one_card_column=layout.one_card_column,
+        one_card_hours=one_card_hours,
+        conversion=conversion,
+        min_cards=fewest_cards,
+        stale=stale,
+        matching=matching,
+        figures=figures,
+        machine_code=scaling.code,
+        speedup_low=scaling.low,
+        speedup_expected=scaling.expected,
+        speedup_high=scaling.high,
+        runnable=runnable,
+        qualifying=qualifying,
+        used_stale=used_stale,
+        excluded=excluded,
+        scaling=scaling,
+        remote=remote,
+    )
+
+
+def _judge(
+    request: QuoteRequest,
+    figures: FloatArray,
+    requested: BoolArray,
+    masks: tuple[BoolArray, BoolArray, BoolArray, BoolArray],
+) -> tuple[BoolArray, BoolArray, bool, Excluded]:
+    """Runnable and qualifying candidates, whether stale prices were used, and what was excluded why.
+
+    ``masks``: matching, capacity and memory checks, and stale prices.
+    """
+    matching, capacity_ok, memory_ok, stale = masks
     possible = matching & capacity_ok & memory_ok
     deadline_ok = budget_ok = None
     within_limits = possible
@@ -390,7 +396,7 @@ def evaluate(
         return int(np.count_nonzero(mask & requested))
 
     excluded = Excluded(
-        filters=int(np.count_nonzero(~matching & np.broadcast_to(requested, (counts.size, tables.size)))),
+        filters=requested_count(~matching),
         capacity=requested_count(matching & ~capacity_ok),
         memory=requested_count(matching & ~memory_ok),
         deadline=0 if deadline_ok is None else requested_count(possible & ~deadline_ok),
@@ -399,26 +405,11 @@ def evaluate(
         # with nothing qualifying, or the stale fallback in use, staleness left nothing out.
         stale=requested_count(matching & stale) if qualifying.any() and not used_stale else 0,
     )
-    return Evaluation(
-        counts=evaluated_counts,
-        one_card_column=evaluated_counts.index(1),
-        one_card_hours=one_card_hours,
-        conversion=conversion,
-        min_cards=fewest_cards,
-        stale=stale,
-        matching=matching,
-        figures=figures,
-        machine_code=scaling.code,
-        speedup_low=scaling.low,
-        speedup_expected=scaling.expected,
-        speedup_high=scaling.high,
-        runnable=possible if used_stale else possible & fresh,
-        qualifying=qualifying,
-        used_stale=used_stale,
-        excluded=excluded,
-        scaling=scaling,
-        remote=remote,
-    )
+    return possible if used_stale else possible & fresh, qualifying, used_stale, excluded
+
+
+# The hours rows and the cost rows each combined plan is priced from and into.
+_PLAN_BOUNDS = (slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1), slice(Figure.COST_LOW, Figure.COST_HIGH + 1))
 
 
 def _add_data_fees(

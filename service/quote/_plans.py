@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -43,7 +43,16 @@ import numpy.typing as npt
 from schemas.offer import CardHourPricing, Offer, TermPeriod, TermPricing
 from service.quote._billing import _BILLING_TOLERANCE, PERIOD_HOURS, billed_hours
 
-__all__ = ["Combination", "MixedPlan", "PlanArrays", "build_plans", "cheapest_combination", "plan_costs"]
+__all__ = [
+    "Combination",
+    "MixedPlan",
+    "PlanArrays",
+    "PlanCells",
+    "build_plans",
+    "cell_terms",
+    "cheapest_combination",
+    "plan_costs",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -185,8 +194,6 @@ class PlanArrays:
     # plan's last (the combinations that cover at least as many hours), then +inf.
     cover_cost: FloatArray
     plan_unit_cards: FloatArray  # (plans,)
-    # ``plan_costs``' per-cell layout for each set of card counts seen lately (``_cells``).
-    cells: dict[bytes, _Cells] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def build(cls, plans: Sequence[MixedPlan]) -> PlanArrays:
@@ -242,60 +249,59 @@ _KEY_SPAN = float(2**32)
 _KEY_HOURS_CAP = float(2**31)
 
 
-def plan_costs(arrays: PlanArrays, cards: FloatArray, hours: FloatArray) -> FloatArray:
-    """``(counts, plans)``: the cheapest combination's cost of each plan at each count for its hours
-    (``hours`` is ``(counts, plans)``); the same arithmetic as ``cheapest_combination``.
+@dataclass(frozen=True, slots=True)
+class PlanCells:
+    """Per priced cell (one plan at one card count), flat: what ``plan_costs`` needs beside the hours.
+
+    The same for every request that prices these cells, so an evaluation's layout builds it once
+    (``cell_terms``).
+    """
+
+    cards: FloatArray
+    first: IntArray  # the plan's first pair
+    units: FloatArray  # units rented: cards over the plan's unit, rounded up
+    key_base: FloatArray  # the plan's base in ``pair_key``
+    cover_base: IntArray  # the plan's first ``cover_cost`` entry
+
+
+def cell_terms(arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray) -> PlanCells:
+    """``PlanCells`` for the cells of plans ``cell_plan`` at ``cell_cards`` cards."""
+    first: IntArray = arrays.starts[cell_plan]
+    return PlanCells(
+        cards=cell_cards,
+        first=first,
+        units=np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan]),
+        key_base=cell_plan * np.float64(_KEY_SPAN),
+        cover_base=first + cell_plan,
+    )
+
+
+def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> FloatArray:
+    """``(cells,)``: the cheapest combination's cost of each cell's plan at its cards for its hours (NaN
+    hours stay NaN); the same arithmetic as ``cheapest_combination``.
 
     A combination whose packages already cover the hours costs its packages alone at every ``k_b``
     (nothing is left to bill), so per plan only the combinations covering fewer hours are worked out
     candidate by candidate; the rest is the cheapest of them (``cover_cost``) times the units.
     """
-    rows, plan_count = hours.shape
-    if plan_count == 0:
-        return np.empty((rows, 0))
-    cell_hours = hours.ravel()
-    cell_cards, first, units, key_base, cover_base = _cells(arrays, cards)
+    if cell_hours.size == 0:
+        return np.empty(0)
     unknown = np.isnan(cell_hours)
     # Covered hours are whole, so "covers fewer hours than h" is "covers fewer than ceil(h)".
     whole_hours = np.minimum(np.ceil(np.where(unknown, 0.0, cell_hours)), _KEY_HOURS_CAP)
-    short = np.searchsorted(arrays.pair_key, key_base + whole_hours, side="left") - first
-    result: FloatArray = units * arrays.cover_cost[cover_base + short]
+    short = np.searchsorted(arrays.pair_key, cells.key_base + whole_hours, side="left") - cells.first
+    result: FloatArray = cells.units * arrays.cover_cost[cells.cover_base + short]
     ends = np.cumsum(short)
     total = int(ends[-1])
     if total:
         cell_of = np.repeat(np.arange(cell_hours.size), short)
-        pair = first[cell_of] + np.arange(total) - np.repeat(ends - short, short)
-        cheapest = _candidate_costs(arrays, pair, cell_cards[cell_of], cell_hours[cell_of])
+        pair = cells.first[cell_of] + np.arange(total) - np.repeat(ends - short, short)
+        cheapest = _candidate_costs(arrays, pair, cells.cards[cell_of], cell_hours[cell_of])
         worked = short > 0
         partial = np.minimum.reduceat(cheapest, (ends - short)[worked])
         result[worked] = np.minimum(partial, result[worked])
     result[unknown] = np.nan
-    return result.reshape(rows, plan_count)
-
-
-_Cells = tuple[FloatArray, IntArray, FloatArray, FloatArray, IntArray]
-_CELLS_KEPT = 64  # sets of card counts whose layout is kept per snapshot
-
-
-def _cells(arrays: PlanArrays, cards: FloatArray) -> _Cells:
-    """Per ``(cards, plans)`` cell, flat: its cards, its plan's first pair, the units rented, its plan's
-    key base (``pair_key``) and its plan's first ``cover_cost`` entry. The same for every request with
-    these card counts, so worked out once for them."""
-    key = cards.tobytes()
-    found = arrays.cells.get(key)
-    if found is None:
-        if len(arrays.cells) >= _CELLS_KEPT:
-            arrays.cells.clear()
-        plan_count = arrays.starts.size
-        cell_plan = np.tile(np.arange(plan_count), cards.size)
-        cell_cards = np.repeat(cards, plan_count)
-        first: IntArray = arrays.starts[cell_plan]
-        units: FloatArray = np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan])
-        key_base: FloatArray = cell_plan * np.float64(_KEY_SPAN)
-        cover_base: IntArray = first + cell_plan
-        found = (cell_cards, first, units, key_base, cover_base)
-        arrays.cells[key] = found
-    return found
+    return result
 
 
 def _candidate_costs(arrays: PlanArrays, pair: IntArray, cards: FloatArray, hours: FloatArray) -> FloatArray:

@@ -15,14 +15,16 @@ card-hours), one row each, described by their longest-period package's offer; ``
 ``MIXED_CODE``. ``plan_counts`` and ``sells`` list the card counts each row sells (``sold_counts``), the
 ones quoted when a request names none.
 
-Arrays are read-only: one snapshot serves concurrent requests.
+Arrays are read-only: one snapshot serves concurrent requests. What requests of one shape share is kept
+beside them, bounded: each offer's speed over a reference GPU (``conversions``) and each request shape's
+job-independent evaluation arrays (``layouts``, ``_layout.Layout``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +33,9 @@ from schemas.offer import CardHourPricing, Offer, pricing_kind
 from service.quote._billing import KIND_CODES, MIXED_CODE, BillingTerms, billing_terms, sold_counts
 from service.quote._plans import MixedPlan, PlanArrays, build_plans
 from service.quote._scaling import ColumnKey, column_keys
+
+if TYPE_CHECKING:
+    from service.quote._layout import Layout
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 
@@ -92,6 +97,8 @@ class OfferTables:
     conversions: dict[tuple[int, str, tuple[tuple[str, float], ...]], tuple[object, FloatArray]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    # Each request shape's job-independent evaluation arrays (``_layout.cached_layout``).
+    layouts: dict[Hashable, Layout] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def size(self) -> int:

@@ -1,0 +1,193 @@
+"""The part of an evaluation no job changes: the cells evaluated, what each rents, and where it is read.
+
+A request's job (its hours, reference GPU, speed-up curve, memory minimum) changes the hours and costs;
+the card counts evaluated, the candidates quoted (``requested``), the units rented at each count, the
+hourly rates, whether the offer supplies those cards, and which cells a response can read depend only on
+the snapshot and the counts asked for. A batch job's ``Layout`` is therefore built once per snapshot and
+request shape and kept on the offer tables (``OfferTables.layouts``, ``cached_layout``); a serving job's
+units depend on its memory minimum, so its layout is built per request.
+
+The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
+single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
+them). Counts up to ``dense`` (the last one where at least half the rows are read) are billed row by row;
+past it only the needed cells are billed, gathered by flat position (``sparse_*``); the rest stays NaN.
+
+Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
+(``Layout.speedups``): a request then divides its one-card hours by them in one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from service.quote._candidates import PricedPlans, plan_cells
+from service.quote._scaling import ScalingColumns
+from service.quote._tables import OfferTables
+
+__all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
+
+# A count at which fewer than this share of the candidates can be read is billed cell by cell.
+_SPARSE_SHARE = 0.5
+_LAYOUTS_KEPT = 16  # request shapes whose layout is kept per snapshot
+_SPEEDUPS_KEPT = 8  # speed-up curves whose gathered speed-ups are kept per layout
+_PRICED_BOUNDS = 3  # low / expected / high: each priced for a combined plan
+
+
+@dataclass(frozen=True, slots=True)
+class GatheredSpeedups:
+    """One curve's speed-ups per cell, high / expected / low (the order the hours bounds divide by)."""
+
+    scaling: ScalingColumns
+    dense: FloatArray  # (3, dense counts, rows)
+    sparse: FloatArray  # (3, sparse cells)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The job-independent arrays of one evaluation, ``(counts, rows)`` unless said; read-only."""
+
+    counts: tuple[int, ...]
+    cards: FloatArray  # (counts,)
+    one_card_column: int
+    requested: BoolArray  # the candidates quoted, before combined plans are compared with their parts
+    units_rate: FloatArray  # (2, counts, rows): units rented, then their hourly rate in CNY
+    supplies: BoolArray  # the offer supplies exactly these cards, within its limits and stock
+    dense: int  # counts billed row by row
+    sparse_at: IntArray  # (cells,) flat positions of the needed cells past ``dense``
+    sparse_offer: IntArray  # (cells,) their rows
+    sparse_speedup_at: IntArray  # (cells,) their flat positions in a (counts, speed-up columns) table
+    sparse_terms: FloatArray  # (3, cells): granularity hours, minimum billed hours, hourly rate
+    plans: PricedPlans | None  # the combined plans' needed cells; None without plans
+    speedups: dict[Hashable, GatheredSpeedups] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    def gathered(
+        self, key: Hashable, scaling_at: Callable[[Sequence[int]], ScalingColumns]
+    ) -> GatheredSpeedups:
+        """The speed-ups of curve ``key`` (``scaling_at`` works them out per count) gathered per cell."""
+        found = self.speedups.get(key)
+        if found is None:
+            if len(self.speedups) >= _SPEEDUPS_KEPT:
+                self.speedups.clear()
+            scaling = scaling_at(self.counts)
+            table = np.stack((scaling.high, scaling.expected, scaling.low))
+            found = GatheredSpeedups(
+                scaling=scaling,
+                dense=_frozen(np.take(table[:, : self.dense], scaling.code, axis=2)),
+                sparse=_frozen(table.reshape(3, -1).take(self.sparse_speedup_at, axis=1)),
+            )
+            self.speedups[key] = found
+        return found
+
+
+def _frozen(array: _ArrayT) -> _ArrayT:
+    array.flags.writeable = False
+    return array
+
+
+def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> BoolArray:
+    """Whether renting ``units`` gives exactly the cards asked for, within the offer's limits and stock."""
+    billed_cards = units * tables.unit_cards
+    supplies = (units <= tables.max_units) & (billed_cards <= tables.available_cards)
+    if tables.whole_units_only.any():
+        # A bundle supplies exactly n cards only when n is a whole number of bundles.
+        supplies &= ~tables.whole_units_only | (billed_cards == cards)
+    return supplies
+
+
+def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> BoolArray:
+    """The cells a response can read (see the module docstring). A plan left NaN is not priced."""
+    needed = requested.copy()
+    needed[one_card_column] = True
+    if tables.plans:
+        count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
+        needed[count_at[:, None], tables.plan_arrays.part_rows[plan_at]] = True
+    return needed
+
+
+def _dense_rows(needed: BoolArray) -> int:
+    """How many leading counts are billed whole: up to the last one with many candidates needed."""
+    dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
+    return int(dense[-1]) + 1 if dense.size else 0
+
+
+def build_layout(
+    tables: OfferTables,
+    counts: tuple[int, ...],
+    requested: BoolArray,
+    *,
+    units_rented: FloatArray | None = None,
+    placed: BoolArray | None = None,
+) -> Layout:
+    """The layout of ``counts`` with ``requested`` (broadcast to ``(counts, rows)``).
+
+    ``units_rented`` and ``placed`` replace the one-rental units and capacity check (a serving job's
+    replicas placed over several machines, ``_candidates.serving_units``); every cell is then billed.
+    """
+    cards = np.array(counts, dtype=np.float64)
+    shape = (cards.size, tables.size)
+    requested = np.array(np.broadcast_to(requested, shape))
+    one_card_column = counts.index(1)
+    units_rate = np.empty((2, *shape))
+    units = units_rate[0]
+    np.divide(cards[:, None], tables.unit_cards, out=units)
+    np.ceil(units, out=units)
+    np.maximum(tables.min_units, units, out=units)
+    if units_rented is not None:
+        units[...] = units_rented
+    np.multiply(units, tables.unit_rate_cny_per_hour, out=units_rate[1])
+    supplies = _supplies(units, cards[:, None], tables) if placed is None else placed
+    needed = (
+        np.ones(shape, dtype=np.bool_)
+        if units_rented is not None
+        else _needed(tables, requested, one_card_column)
+    )
+    dense = _dense_rows(needed)
+    sparse_at = np.flatnonzero(needed[dense:]) + dense * tables.size
+    sparse_count, sparse_offer = np.divmod(sparse_at, tables.size)
+    return Layout(
+        counts=counts,
+        cards=_frozen(cards),
+        one_card_column=one_card_column,
+        requested=_frozen(requested),
+        units_rate=_frozen(units_rate),
+        supplies=_frozen(np.array(np.broadcast_to(supplies, shape))),
+        dense=dense,
+        sparse_at=_frozen(sparse_at),
+        sparse_offer=_frozen(sparse_offer),
+        sparse_speedup_at=_frozen(
+            sparse_count * len(tables.scaling_keys) + tables.scaling_code[sparse_offer]
+        ),
+        sparse_terms=_frozen(
+            np.stack(
+                (
+                    tables.granularity_hours[sparse_offer],
+                    tables.min_billed_hours[sparse_offer],
+                    units_rate[1].ravel()[sparse_at],
+                )
+            )
+        ),
+        plans=plan_cells(tables, needed, cards, _PRICED_BOUNDS) if tables.plans else None,
+    )
+
+
+def cached_layout(tables: OfferTables, key: Hashable, build: Callable[[], Layout]) -> Layout:
+    """The layout kept for request shape ``key``, built by ``build`` the first time it is seen."""
+    found = tables.layouts.get(key)
+    if found is None:
+        if len(tables.layouts) >= _LAYOUTS_KEPT:
+            tables.layouts.clear()
+        found = build()
+        tables.layouts[key] = found
+    return found
