@@ -35,6 +35,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
+from service.store._redis_history import HISTORY_CHUNK, append_history_chunk
 from service.store.base import (
     VERSION_READ_BYTES,
     StoreContents,
@@ -76,22 +77,7 @@ if stype ~= 'none' and stype ~= 'hash' then
 end
 return {bad_version, bad_status}
 """
-# Appends one price change per key (ARGV[1] is MAXLEN, ARGV[i + 1] the i-th key's entry); a key that
-# holds something other than a stream is deleted first, so its XADD can succeed. Returns those keys.
-_HISTORY_SCRIPT = """
-local reset = {}
-for i, key in ipairs(KEYS) do
-  local kind = redis.call('TYPE', key)['ok']
-  if kind ~= 'none' and kind ~= 'stream' then
-    redis.call('DEL', key)
-    reset[#reset + 1] = key
-  end
-  redis.call('XADD', key, 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i + 1])
-end
-return reset
-"""
 _READ_ATTEMPTS = 5
-_HISTORY_CHUNK = 5_000  # XADDs per pipeline round trip when a write appends price changes
 _DECODE_ERRORS = (msgspec.DecodeError, ValueError, TypeError, OverflowError)
 
 RedisClient = aioredis.Redis | RedisCluster
@@ -309,8 +295,8 @@ class RedisPriceStore:
         """The vendor's offers, status and the version in one MULTI/EXEC, then its price changes.
 
         The history streams are an append-only log, appended after the atomic write by a script per
-        ``_HISTORY_CHUNK`` changes (one MULTI holding 100,000 XADDs, after 100,000 TYPE checks, was the
-        slowest part of a big sheet's first write). Readers never see a change before the price it
+        ``HISTORY_CHUNK`` changes (``_redis_history``; one MULTI holding 100,000 XADDs, after 100,000
+        TYPE checks, was the slowest part of a big sheet's first write). Readers never see a change before the price it
         records is served. A crash or a Redis failure between the two leaves the new prices served and
         their changes missing from the history (the next refresh compares against the new prices, so
         they are not added again); it is logged, and the write still counts as done.
@@ -331,13 +317,12 @@ class RedisPriceStore:
         return version
 
     async def _append_history(self, vendor: str, changes: Sequence[PriceChange]) -> None:
-        maxlen = str(self._history_max_entries)
-        for start in range(0, len(changes), _HISTORY_CHUNK):
-            chunk = changes[start : start + _HISTORY_CHUNK]
-            keys = [self._history_prefix + change.offer_id for change in chunk]
-            payloads = [offers_encoder.encode(change) for change in chunk]
+        for start in range(0, len(changes), HISTORY_CHUNK):
+            chunk = changes[start : start + HISTORY_CHUNK]
             try:
-                reset = await self._client.eval(_HISTORY_SCRIPT, len(keys), *keys, maxlen, *payloads)
+                reset = await append_history_chunk(
+                    self._client, self._history_prefix, self._history_max_entries, chunk
+                )
             except (RedisError, OSError) as error:
                 logger.warning(
                     "price store: vendor %s: %d price changes not added to the history: %s",
@@ -346,7 +331,7 @@ class RedisPriceStore:
                     error,
                 )
                 return
-            for key in reset or ():
+            for key in reset:
                 self._fault("history", _text(key), "not a stream; reset it")
 
     async def write_status(self, status: VendorStatus) -> int:
