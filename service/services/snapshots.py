@@ -100,7 +100,8 @@ class SnapshotCache:
 
     async def _checked(self, held: Snapshot | None) -> Snapshot:
         try:
-            async with asyncio.timeout(self._deadline_s):  # no task per request, unlike ``wait_for``
+            # With a snapshot held, ``current`` bounds this whole check already: one timer per request.
+            async with asyncio.timeout(None if held is not None else self._deadline_s):
                 version = await self._store.version()
         except TimeoutError:
             return self._fallback("version", StoreUnavailable(f"store slower than {self._deadline_s} s"))
