@@ -146,19 +146,23 @@ def _filter_mask(tables: OfferTables, resolved: ResolvedRequest, mask: BoolArray
     return mask
 
 
-def _conversion(tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog) -> FloatArray:
-    """``(3, offers)``: each offer's low / expected / high speed over the reference GPU.
+def _conversion(
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
+) -> tuple[FloatArray, FloatArray]:
+    """``(3, offers)``: each offer's low / expected / high speed over the reference GPU, and the same
+    high / expected / low (the order the one-card hours bounds divide by).
 
     1 at every end without a reference; the caller's measured ratio at every end where given; NaN for a
     GPU the catalog does not rate (its hours cannot be converted, and it is dropped with the filters).
     """
     reference = resolved.reference_gpu
     if reference is None:
-        return np.ones((3, tables.size))
+        ones = np.ones((3, tables.size))
+        return ones, ones
     key = (id(catalog), reference, tuple(sorted(resolved.speed_ratios.items())))
     cached = tables.conversions.get(key)
     if cached is not None:
-        return cached[1]
+        return cached[1:]
     if len(tables.conversions) >= _CONVERSIONS_KEPT:
         tables.conversions.clear()
     by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
@@ -169,10 +173,12 @@ def _conversion(tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCata
             by_gpu[code] = resolved.speed_ratios[name]
         elif name in catalog:
             by_gpu[code] = conversion_range(catalog, reference, name)
-    factors: FloatArray = by_gpu[tables.gpu_code].T
-    factors.flags.writeable = False  # shared by the requests with the same reference
-    tables.conversions[key] = (catalog, factors)
-    return factors
+    factors: FloatArray = np.ascontiguousarray(by_gpu[tables.gpu_code].T)
+    fastest_first: FloatArray = np.ascontiguousarray(factors[::-1])
+    # Shared by the requests with the same reference.
+    factors.flags.writeable = fastest_first.flags.writeable = False
+    tables.conversions[key] = (catalog, factors, fastest_first)
+    return factors, fastest_first
 
 
 _CONVERSIONS_KEPT = 64  # (catalog, reference, measured ratios) kept per snapshot
@@ -284,11 +290,11 @@ def evaluate(
     max_plan_cards: int = 512,
 ) -> Evaluation:
     request = resolved.request
-    conversion = _conversion(tables, resolved, catalog)
+    conversion, fastest_first = _conversion(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
-    one_card_hours: FloatArray = resolved.job_hours / conversion[::-1]
-    known: BoolArray = np.logical_and.reduce(np.isfinite(one_card_hours))
-    matching = _filter_mask(tables, resolved, known)
+    one_card_hours: FloatArray = resolved.job_hours / fastest_first
+    finite = np.isfinite(one_card_hours)
+    matching = _filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
     if resolved.memory_needed_gb is None:
         fewest_cards = np.ones(tables.size)

@@ -36,6 +36,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 import numpy.typing as npt
@@ -91,6 +92,19 @@ class MixedPlan:
         """Every offer the plan combines."""
         hourly = () if self.hourly_row is None else (self.hourly_row,)
         return (*(package.row for package in self.packages), *hourly)
+
+
+class PairTerm(IntEnum):
+    """Rows of ``PlanArrays.terms``: one listed combination's figures and its plan's terms."""
+
+    COVERED_HOURS = 0  # hours the combination's non-best packages cover (whole hours)
+    COVERED_COST = 1  # what they cost per unit
+    BEST_HOURS = 2  # period hours of the plan's best package
+    BEST_COST = 3
+    RATE = 4  # card-hour price, 0 without one
+    GRANULARITY_HOURS = 5
+    MIN_BILLED_HOURS = 6
+    UNIT_CARDS = 7
 
 
 def _whole_granules(period_hours: float, granularity_hours: float) -> bool:
@@ -179,15 +193,9 @@ class PlanArrays:
 
     starts: IntArray  # (plans,) first pair of each plan; a plan's pairs by covered hours, ascending
     pair_plan: IntArray  # (pairs,) the plan of each pair
-    pair_hours: FloatArray  # hours the combination's non-best packages cover (whole hours)
-    pair_cost: FloatArray  # what they cost per unit
-    best_hours: FloatArray  # period hours of the plan's best package
-    best_cost: FloatArray
-    rate: FloatArray  # card-hour price, 0 without one
+    terms: FloatArray  # (PairTerm, pairs): gathered for many candidates in one take
     has_hourly: npt.NDArray[np.bool_]
-    granularity_hours: FloatArray
-    min_billed_hours: FloatArray
-    unit_cards: FloatArray
+    every_hourly: bool  # every plan has a card-hour offer
     part_rows: IntArray  # (plans, 4) the offers each plan combines (repeated to fill the row)
     pair_key: FloatArray  # plan × _KEY_SPAN + covered hours: ascending over every pair
     # Per plan, ``size + 1`` entries from ``starts + plan``: the cheapest pair cost from each pair to the
@@ -215,18 +223,26 @@ class PlanArrays:
 
         pair_plan = np.repeat(np.arange(len(plans)), [len(plan.combos) for plan in plans])
         pair_hours = floats([hours for _, hours, _ in pairs])
+        terms = [
+            (
+                hours,
+                cost,
+                plan.packages[plan.best].period_hours,
+                plan.packages[plan.best].cny_per_period,
+                plan.cny_per_card_hour,
+                plan.granularity_hours,
+                plan.min_billed_hours,
+                plan.unit_cards,
+            )
+            for plan, hours, cost in pairs
+        ]
+        has_hourly = np.array([plan.hourly_row is not None for plan, _, _ in pairs], dtype=np.bool_)
         return cls(
             starts=np.array(starts, dtype=np.int64),
             pair_plan=pair_plan,
-            pair_hours=pair_hours,
-            pair_cost=floats([cost for _, _, cost in pairs]),
-            best_hours=floats([plan.packages[plan.best].period_hours for plan, _, _ in pairs]),
-            best_cost=floats([plan.packages[plan.best].cny_per_period for plan, _, _ in pairs]),
-            rate=floats([plan.cny_per_card_hour for plan, _, _ in pairs]),
-            has_hourly=np.array([plan.hourly_row is not None for plan, _, _ in pairs], dtype=np.bool_),
-            granularity_hours=floats([plan.granularity_hours for plan, _, _ in pairs]),
-            min_billed_hours=floats([plan.min_billed_hours for plan, _, _ in pairs]),
-            unit_cards=floats([plan.unit_cards for plan, _, _ in pairs]),
+            terms=np.array(terms, dtype=np.float64).reshape(len(pairs), len(PairTerm)).T.copy(),
+            has_hourly=has_hourly,
+            every_hourly=bool(has_hourly.all()),
             part_rows=np.array(
                 [[plan.rows[min(i, len(plan.rows) - 1)] for i in range(4)] for plan in plans], dtype=np.int64
             ).reshape(len(plans), 4),
@@ -306,23 +322,26 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
 
 def _candidate_costs(arrays: PlanArrays, pair: IntArray, cards: FloatArray, hours: FloatArray) -> FloatArray:
     """The cheapest ``k_b`` of each listed combination ``pair`` for ``cards`` over ``hours``, flat."""
-    length, granularity = arrays.best_hours[pair], arrays.granularity_hours[pair]
-    minimum, has_hourly = arrays.min_billed_hours[pair], arrays.has_hourly[pair]
-    rest = hours - arrays.pair_hours[pair]
-    covering = np.ceil(rest / length - _BILLING_TOLERANCE)
+    covered_hours, covered_cost, length, best_cost, rate, granularity, minimum, unit_cards = (
+        arrays.terms.take(pair, axis=1)
+    )
+    rest = hours - covered_hours
+    # The four counts of the best package tried (module docstring): 0, k1, k1 + 1 and kc.
+    counts = np.empty((4, rest.size))
+    counts[0] = 0.0
+    covering = np.ceil(rest / length - _BILLING_TOLERANCE, out=counts[3])
     np.maximum(covering, 0.0, out=covering)
-    most = np.floor((rest - minimum) / length)
-    np.clip(most, 0.0, covering, out=most)
-    counts = np.stack([np.zeros_like(rest), most, np.minimum(most + 1, covering), covering])
-    if not has_hourly.all():
-        counts = np.where(has_hourly, counts, covering)  # packages only: cover every hour
+    most = np.floor((rest - minimum) / length, out=counts[1])
+    np.maximum(most, 0.0, out=most)
+    np.minimum(most, covering, out=most)
+    np.minimum(np.add(most, 1, out=counts[2]), covering, out=counts[2])
+    if not arrays.every_hourly:
+        counts = np.where(arrays.has_hourly[pair], counts, covering)  # packages only: cover every hour
     left = rest - counts * length
     billed = billed_hours(np.maximum(left, 0.0), granularity, minimum)
     billed[left <= _BILLING_TOLERANCE * granularity] = 0.0
-    cost = np.ceil(cards / arrays.unit_cards[pair]) * (
-        arrays.pair_cost[pair] + counts * arrays.best_cost[pair]
-    )
-    cost += cards * arrays.rate[pair] * billed
+    cost = np.ceil(cards / unit_cards) * (covered_cost + counts * best_cost)
+    cost += cards * rate * billed
     cheapest: FloatArray = cost.min(axis=0)
     return cheapest
 

@@ -93,10 +93,11 @@ class OfferTables:
     # Memory of each GPU model the offers carry, sorted by GPU id (the last offer's figure for a model).
     memory_by_gpu: Mapping[str, float]
     # Each offer's speed over a reference GPU (``_evaluate._conversion``) for the requests seen lately,
-    # by (catalog, reference GPU, measured ratios): the catalog is held so its id stays its own.
-    conversions: dict[tuple[int, str, tuple[tuple[str, float], ...]], tuple[object, FloatArray]] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
+    # by (catalog, reference GPU, measured ratios): the catalog is held so its id stays its own. Low /
+    # expected / high, then high / expected / low.
+    conversions: dict[
+        tuple[int, str, tuple[tuple[str, float], ...]], tuple[object, FloatArray, FloatArray]
+    ] = field(default_factory=dict, init=False, compare=False, repr=False)
     # Each request shape's job-independent evaluation arrays (``_layout.cached_layout``).
     layouts: dict[Hashable, Layout] = field(default_factory=dict, init=False, compare=False, repr=False)
 
