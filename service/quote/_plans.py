@@ -273,6 +273,7 @@ class PlanCells:
     (``cell_terms``).
     """
 
+    index: IntArray  # 0, 1, 2, ...: each cell's position
     cards: FloatArray
     first: IntArray  # the plan's first pair
     units: FloatArray  # units rented: cards over the plan's unit, rounded up
@@ -284,6 +285,7 @@ def cell_terms(arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray) 
     """``PlanCells`` for the cells of plans ``cell_plan`` at ``cell_cards`` cards."""
     first: IntArray = arrays.starts[cell_plan]
     return PlanCells(
+        index=np.arange(cell_cards.size),
         cards=cell_cards,
         first=first,
         units=np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan]),
@@ -302,21 +304,21 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
     """
     if cell_hours.size == 0:
         return np.empty(0)
-    unknown = np.isnan(cell_hours)
-    # Covered hours are whole, so "covers fewer hours than h" is "covers fewer than ceil(h)".
-    whole_hours = np.minimum(np.ceil(np.where(unknown, 0.0, cell_hours)), _KEY_HOURS_CAP)
+    # Covered hours are whole, so "covers fewer hours than h" is "covers fewer than ceil(h)". Unknown
+    # (NaN) hours take the cap, and come out NaN.
+    whole_hours = np.fmin(np.ceil(cell_hours), _KEY_HOURS_CAP)
     short = np.searchsorted(arrays.pair_key, cells.key_base + whole_hours, side="left") - cells.first
     result: FloatArray = cells.units * arrays.cover_cost[cells.cover_base + short]
     ends = np.cumsum(short)
     total = int(ends[-1])
     if total:
-        cell_of = np.repeat(np.arange(cell_hours.size), short)
-        pair = cells.first[cell_of] + np.arange(total) - np.repeat(ends - short, short)
+        cell_of = np.repeat(cells.index, short)
+        pair = np.arange(total) + np.repeat(cells.first - (ends - short), short)
         cheapest = _candidate_costs(arrays, pair, cells.cards[cell_of], cell_hours[cell_of])
         worked = short > 0
         partial = np.minimum.reduceat(cheapest, (ends - short)[worked])
         result[worked] = np.minimum(partial, result[worked])
-    result[unknown] = np.nan
+    result[np.isnan(cell_hours)] = np.nan
     return result
 
 
