@@ -36,6 +36,7 @@ from service.quote._scaling import ColumnKey, column_keys
 
 if TYPE_CHECKING:
     from service.quote._layout import Layout
+    from service.quote._quote_parts import OfferParts
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 
@@ -100,6 +101,10 @@ class OfferTables:
     ] = field(default_factory=dict, init=False, compare=False, repr=False)
     # Each request shape's job-independent evaluation arrays (``_layout.cached_layout``).
     layouts: dict[Hashable, Layout] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # What a returned quote copies from its offer, by (row, catalog) (``_quote_parts``).
+    quote_parts: dict[Hashable, OfferParts] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @property
     def size(self) -> int:
