@@ -9,8 +9,9 @@ units depend on its memory minimum, so its layout is built per request.
 
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
 single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
-them). Counts up to ``dense`` (the last one where at least half the rows are read) are billed row by row;
-past it only the needed cells are billed, gathered by flat position (``sparse_*``); the rest stays NaN.
+them). Counts up to ``dense`` (the last one where at least half the rows are read; every count of a small
+table) are billed row by row; past it only the needed cells are billed, gathered by flat position
+(``sparse_*``); the rest stays NaN. Combined plans are priced only at the needed cells.
 
 Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
 (``Layout.speedups``): a request then divides its one-card hours by them in one pass.
@@ -38,6 +39,7 @@ _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 
 # A count at which fewer than this share of the candidates can be read is billed cell by cell.
 _SPARSE_SHARE = 0.5
+_DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
 _LAYOUTS_KEPT = 16  # request shapes whose layout is kept per snapshot
 _SPEEDUPS_KEPT = 8  # speed-up curves whose gathered speed-ups are kept per layout
 _PRICED_BOUNDS = 3  # low / expected / high: each priced for a combined plan
@@ -117,7 +119,11 @@ def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> 
 
 
 def _dense_rows(needed: BoolArray) -> int:
-    """How many leading counts are billed whole: up to the last one with many candidates needed."""
+    """How many leading counts are billed whole: up to the last one with many candidates needed, or
+    every count of a small table (where the numpy calls of billing cell by cell cost more than the
+    cells they skip)."""
+    if needed.size <= _DENSE_CELLS:
+        return needed.shape[0]
     dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
     return int(dense[-1]) + 1 if dense.size else 0
 
