@@ -37,16 +37,24 @@ def _compute(description: str, total_cny: float, others: tuple[LineItem, ...] = 
 
 
 def _card_hour(
-    gpu_name: str, pricing: CardHourPricing, cards: int, bill: ExpectedBill, total_cny: float, lang: Lang
+    gpu_name: str,
+    pricing: CardHourPricing,
+    price: str,
+    cards: int,
+    bill: ExpectedBill,
+    total_cny: float,
+    lang: Lang,
 ) -> list[LineItem]:
-    price, hours = format_cny(pricing.cny_per_card_hour), hours_text(bill.billed_hours)
+    hours = hours_text(bill.billed_hours)
     description = text("item_card_hour", lang, cards=cards, gpu=gpu_name, price=price, hours=hours)
     if pricing.min_billed_hours > 0 and bill.billed_hours == pricing.min_billed_hours:
         description += text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
     return [_compute(description, total_cny)]
 
 
-def _node_hour(pricing: NodeHourPricing, bill: ExpectedBill, total_cny: float, lang: Lang) -> list[LineItem]:
+def _node_hour(
+    pricing: NodeHourPricing, price: str, bill: ExpectedBill, total_cny: float, lang: Lang
+) -> list[LineItem]:
     nodes, hours = bill.units, hours_text(bill.billed_hours)
     premiums: tuple[tuple[LineItemKind, str, float], ...] = (
         ("network", "item_network", pricing.network_premium_cny_per_node_hour),
@@ -61,17 +69,14 @@ def _node_hour(pricing: NodeHourPricing, bill: ExpectedBill, total_cny: float, l
         for kind, key, price in premiums
         if price > 0
     )
-    node = {
-        "nodes": nodes,
-        "node_cards": pricing.cards_per_node,
-        "price": format_cny(pricing.cny_per_node_hour),
-    }
+    node = {"nodes": nodes, "node_cards": pricing.cards_per_node, "price": price}
     return [_compute(text("item_node", lang, hours=hours, **node), total_cny, extras), *extras]
 
 
 def _bundle(
     offer: Offer,
     pricing: BundlePricing,
+    price: str,
     cards: int,
     bill: ExpectedBill,
     total_cny: float,
@@ -81,11 +86,7 @@ def _bundle(
     gpu_name: str,
 ) -> list[LineItem]:
     hours = hours_text(bill.billed_hours)
-    fields = {
-        "bundles": bill.units,
-        "bundle_cards": pricing.cards,
-        "price": format_cny(pricing.cny_per_bundle_hour),
-    }
+    fields = {"bundles": bill.units, "bundle_cards": pricing.cards, "price": price}
     if reference is not None and isinstance(reference.pricing, CardHourPricing):
         card_hour_price = reference.pricing.cny_per_card_hour
         # What the card-hour offer itself would bill for the same run: its granularity, its minimum.
@@ -121,14 +122,16 @@ def _bundle(
     return [_compute(text("item_bundle", lang, hours=hours, **fields), total_cny)]
 
 
-def _term(pricing: TermPricing, bill: ExpectedBill, total_cny: float, lang: Lang) -> list[LineItem]:
+def _term(
+    pricing: TermPricing, price: str, bill: ExpectedBill, total_cny: float, lang: Lang
+) -> list[LineItem]:
     description = text(
         "item_term",
         lang,
         units=bill.units,
         period=text(f"period_{pricing.period}", lang),
         unit_cards=pricing.cards,
-        price=format_cny(pricing.cny_per_period),
+        price=price,
         periods=number_text(bill.billed_hours / PERIOD_HOURS[pricing.period]),
         hours=hours_text(bill.billed_hours),
     )
@@ -186,20 +189,30 @@ def line_items(
     card_hour_reference: Offer | None,
     lang: Lang,
     gpu_name: str,
+    price: str,
     wall_clock_hours: float = 0.0,
 ) -> list[LineItem]:
-    """The expected bill's lines for ``cards`` cards of ``offer`` (called ``gpu_name``, as people write it),
-    adding up to ``total_cny``."""
+    """The expected bill's lines for ``cards`` cards of ``offer`` (called ``gpu_name``, as people write it,
+    its list price ``price`` as text), adding up to ``total_cny``."""
     pricing = offer.pricing
     match pricing:
         case CardHourPricing():
-            return _card_hour(gpu_name, pricing, cards, bill, total_cny, lang)
+            return _card_hour(gpu_name, pricing, price, cards, bill, total_cny, lang)
         case NodeHourPricing():
-            return _node_hour(pricing, bill, total_cny, lang)
+            return _node_hour(pricing, price, bill, total_cny, lang)
         case BundlePricing():
             return _bundle(
-                offer, pricing, cards, bill, total_cny, card_hour_reference, lang, wall_clock_hours, gpu_name
+                offer,
+                pricing,
+                price,
+                cards,
+                bill,
+                total_cny,
+                card_hour_reference,
+                lang,
+                wall_clock_hours,
+                gpu_name,
             )
         case TermPricing():
-            return _term(pricing, bill, total_cny, lang)
+            return _term(pricing, price, bill, total_cny, lang)
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover

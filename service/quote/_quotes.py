@@ -13,11 +13,9 @@ comes from: the catalog's sources or the caller's measured ratio.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import msgspec
 
-from schemas.offer import CardHourPricing, Offer, TermPricing, pricing_kind
 from schemas.quote import LineItem, Quote
 from service.quote._breakdown import line_items, mixed_line_items
 from service.quote._gpu_names import gpu_name
@@ -26,8 +24,8 @@ from service.quote._notes import fee_items, quote_notes
 from service.quote._plans import cheapest_combination
 from service.quote._quote_context import QuoteContext
 from service.quote._quote_figures import ExpectedBill, QuoteFigures, gather_figures
+from service.quote._quote_parts import offer_parts
 from service.quote._quote_warnings import quote_warnings
-from service.quote._tables import NO_OFFER, OfferTables
 
 __all__ = ["build_quotes", "quote_id"]
 
@@ -35,39 +33,6 @@ __all__ = ["build_quotes", "quote_id"]
 def quote_id(offer_id: str, cards: int) -> str:
     """``<offer id>@<cards>``: stable for the same offer and card count."""
     return f"{offer_id}@{cards}"
-
-
-def _card_hour_reference(tables: OfferTables, index: int) -> Offer | None:
-    for candidates in (tables.same_vendor_card_hour, tables.market_card_hour):
-        reference = int(candidates[index])
-        if reference != NO_OFFER:
-            return tables.offers[reference]
-    return None
-
-
-def _break_even_hours(offer: Offer, reference: Offer | None) -> float | None:
-    """Hours of use per period past which a term package costs less than the card-hour price."""
-    if not isinstance(offer.pricing, TermPricing) or reference is None:
-        return None
-    if not isinstance(reference.pricing, CardHourPricing):  # pragma: no cover - tables pick card-hours
-        return None
-    return offer.pricing.cny_per_period / (offer.pricing.cards * reference.pricing.cny_per_card_hour)
-
-
-def _offer_fields(offer: Offer) -> dict[str, Any]:
-    """What a quote repeats from its offer."""
-    return {
-        "offer_id": offer.id,
-        "vendor": offer.vendor,
-        "region": offer.region,
-        "city": offer.city,
-        "gpu": offer.gpu,
-        "gpu_memory_gb": offer.gpu_memory_gb,
-        "interconnect": offer.interconnect,
-        "pricing": pricing_kind(offer.pricing),
-        "price_fetched_at": offer.fetched_at,
-        "label": offer.label,
-    }
 
 
 def _with_notes(
@@ -117,7 +82,7 @@ def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figu
     return Quote(
         id=quote_id(f"{offer.id}+mixed", cards),
         rank=rank,
-        **{**_offer_fields(offer), "pricing": "mixed"},
+        **{**offer_parts(tables, index, context.catalog).fields, "pricing": "mixed"},
         cards=cards,
         nodes=1,
         billed_cards=bill.billed_cards,
@@ -139,11 +104,10 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     tables = context.tables
     if index >= tables.offer_count:
         return _mixed_quote(context, index, column, rank, figures)
-    offer, terms, evaluation = tables.offers[index], tables.terms[index], context.evaluation
+    offer, evaluation = tables.offers[index], context.evaluation
+    parts = offer_parts(tables, index, context.catalog)
     cards, expected = evaluation.counts[column], figures.bill
-    nodes = expected.units if terms.spans_machines else 1
-    reference = _card_hour_reference(tables, index)
-    break_even = _break_even_hours(offer, reference)
+    nodes = expected.units if tables.terms[index].spans_machines else 1
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -156,11 +120,10 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
             cards,
             expected,
             total_cny=figures.cost_cny.expected,
-            card_hour_reference=reference
-            if reference is not None and reference.vendor == offer.vendor
-            else None,
+            card_hour_reference=parts.reference,
             lang=context.lang,
-            gpu_name=gpu_name(offer.gpu, context.catalog),
+            gpu_name=parts.gpu_name,
+            price=parts.price_text,
             wall_clock_hours=figures.raw_hours_expected,
         ),
         quote_warnings(context, index, cards, figures),
@@ -168,7 +131,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     return Quote(
         id=quote_id(offer.id, cards),
         rank=rank,
-        **_offer_fields(offer),
+        **parts.fields,
         cards=cards,
         nodes=nodes,
         billed_cards=expected.billed_cards,
@@ -182,8 +145,8 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         warnings=warnings,
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
-        term_period=offer.pricing.period if isinstance(offer.pricing, TermPricing) else None,
-        break_even_hours=None if break_even is None else round_hours(break_even),
+        term_period=parts.term_period,
+        break_even_hours=parts.break_even_hours,
     )
 
 

@@ -1,0 +1,106 @@
+"""What a returned quote copies from its offer, worked out once per offer and catalog.
+
+Every quote of an offer repeats the same words and figures whatever the request: the offer's fields, its
+GPU's display name, its list price as text, the card-hour offer its line items and break-even compare
+against. A snapshot's offers never change, so these are kept beside its tables
+(``OfferTables.quote_parts``), bounded by the offers times the catalogs asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.gpus import GpuCatalog
+from schemas.offer import (
+    BundlePricing,
+    CardHourPricing,
+    NodeHourPricing,
+    Offer,
+    TermPeriod,
+    TermPricing,
+    pricing_kind,
+)
+from service.quote._gpu_names import gpu_name
+from service.quote._money import format_cny, round_hours
+from service.quote._tables import NO_OFFER, OfferTables
+
+__all__ = ["OfferParts", "offer_parts"]
+
+
+class OfferParts:
+    """One offer's parts of a quote: ``fields`` are ``Quote`` keyword arguments as they are."""
+
+    __slots__ = (
+        "break_even_hours",
+        "fields",
+        "gpu_name",
+        "id_prefix",
+        "price_text",
+        "reference",
+        "term_period",
+    )
+
+    def __init__(self, tables: OfferTables, index: int, catalog: GpuCatalog) -> None:
+        offer = tables.offers[index]
+        pricing = offer.pricing
+        reference = _card_hour_reference(tables, index)
+        break_even = _break_even_hours(offer, reference)
+        self.fields: dict[str, Any] = {
+            "offer_id": offer.id,
+            "vendor": offer.vendor,
+            "region": offer.region,
+            "city": offer.city,
+            "gpu": offer.gpu,
+            "gpu_memory_gb": offer.gpu_memory_gb,
+            "interconnect": offer.interconnect,
+            "pricing": pricing_kind(pricing),
+            "price_fetched_at": offer.fetched_at,
+            "label": offer.label,
+        }
+        self.gpu_name = gpu_name(offer.gpu, catalog)
+        self.price_text = format_cny(_list_price_cny(offer))
+        # Line items compare a bundle with the same vendor's card-hours only (``_breakdown``).
+        self.reference = reference if reference is not None and reference.vendor == offer.vendor else None
+        self.term_period: TermPeriod | None = pricing.period if isinstance(pricing, TermPricing) else None
+        self.break_even_hours = None if break_even is None else round_hours(break_even)
+
+
+def offer_parts(tables: OfferTables, index: int, catalog: GpuCatalog) -> OfferParts:
+    """Row ``index``'s parts, made on first use (the catalog is held in the key, so its id stays its own)."""
+    key = (index, catalog)
+    parts = tables.quote_parts.get(key)
+    if parts is None:
+        parts = tables.quote_parts[key] = OfferParts(tables, index, catalog)
+    return parts
+
+
+def _list_price_cny(offer: Offer) -> float:
+    """The price the offer's compute line names: per card-hour, node-hour, bundle-hour or period."""
+    pricing = offer.pricing
+    match pricing:
+        case CardHourPricing():
+            return pricing.cny_per_card_hour
+        case NodeHourPricing():
+            return pricing.cny_per_node_hour
+        case BundlePricing():
+            return pricing.cny_per_bundle_hour
+        case TermPricing():
+            return pricing.cny_per_period
+    raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
+
+
+def _card_hour_reference(tables: OfferTables, index: int) -> Offer | None:
+    for candidates in (tables.same_vendor_card_hour, tables.market_card_hour):
+        reference = int(candidates[index])
+        if reference != NO_OFFER:
+            return tables.offers[reference]
+    return None
+
+
+def _break_even_hours(offer: Offer, reference: Offer | None) -> float | None:
+    """Hours of use per period past which a term package costs less than the card-hour price."""
+    if not isinstance(offer.pricing, TermPricing) or reference is None:
+        return None
+    if not isinstance(reference.pricing, CardHourPricing):  # pragma: no cover - tables pick card-hours
+        return None
+    return offer.pricing.cny_per_period / (offer.pricing.cards * reference.pricing.cny_per_card_hour)
