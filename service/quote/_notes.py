@@ -14,13 +14,16 @@ become line items:
 - storage and traffic the vendor lists, with ``workload.dataset_gb``: a ``storage`` and a ``network``
   line; the compute line gives up what they take, so the lines still add up to the quote's cost.
 
-The scaling notes depend only on the speed-up column, the card count and the nodes, so a response writes
-them once per such triple (``QuoteContext.by_scaling``).
+The scaling notes depend only on the speed-up column, the card count and the nodes, so a response looks
+them up once per such triple (``QuoteContext.by_scaling``); they are written once for all responses
+that ask the same (a bounded cache on those values, the language, the communication and the factor).
 """
 
 from __future__ import annotations
 
-from schemas.quote import LineItem, Range
+import functools
+
+from schemas.quote import Communication, Lang, LineItem, Range
 from service.names import place_display_name
 from service.quote._evaluate import Figure
 from service.quote._locality import locality_note
@@ -36,14 +39,14 @@ __all__ = ["fee_items", "quote_notes"]
 _TIGHT_MEMORY_USE = 0.895
 
 
-def _factor_why(context: QuoteContext, column: ScalingColumn) -> str:
+def _factor_why(column: ScalingColumn, lang: Lang, communication: str, operator_factor: float) -> str:
     if column.factor_from_caller:
-        return context.word("factor_caller")
+        return text("factor_caller", lang)
     return text(
         "factor_derived",
-        context.lang,
-        operator=number_text(context.operator_factor),
-        communication=context.word(f"communication_{context.resolved.request.workload.communication}"),
+        lang,
+        operator=number_text(operator_factor),
+        communication=communication,
         bandwidth=number_text(FABRIC_BANDWIDTH_RATIO.get(column.interconnect, 1.0)),
     )
 
@@ -51,9 +54,29 @@ def _factor_why(context: QuoteContext, column: ScalingColumn) -> str:
 def _scaling_notes(
     context: QuoteContext, column: ScalingColumn, cards: int, nodes: int, speedup: Range
 ) -> tuple[str, ...]:
-    lang = context.lang
-    communication = context.word(f"communication_{context.resolved.request.workload.communication}")
-    interconnect = context.word(f"interconnect_{column.interconnect}")
+    """The notes on how ``cards`` cards scale in ``column``; none when the curve is the article's rule
+    (or the caller's) on one machine, else written once for every response that asks the same."""
+    curve_noted = bool(column.curve_source) and column.curve_source != "scaling_source_caller"
+    if not curve_noted and not column.spans_nodes(cards):
+        return ()
+    communication = context.resolved.request.workload.communication
+    return _written_scaling_notes(
+        column, cards, nodes, speedup, context.lang, communication, context.operator_factor
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _written_scaling_notes(
+    column: ScalingColumn,
+    cards: int,
+    nodes: int,
+    speedup: Range,
+    lang: Lang,
+    communication_kind: Communication,
+    operator_factor: float,
+) -> tuple[str, ...]:
+    communication = text(f"communication_{communication_kind}", lang)
+    interconnect = text(f"interconnect_{column.interconnect}", lang)
     notes: list[str] = []
     if column.curve_source and column.curve_source != "scaling_source_caller":
         notes.append(
@@ -65,7 +88,7 @@ def _scaling_notes(
                 cards=cards,
                 communication=communication,
                 interconnect=interconnect,
-                source=context.word(column.curve_source),
+                source=text(column.curve_source, lang),
             )
         )
     if not column.spans_nodes(cards):
@@ -76,7 +99,7 @@ def _scaling_notes(
             lang,
             factor=f"{column.cross_node_factor:.2f}",
             interconnect=interconnect,
-            why=_factor_why(context, column),
+            why=_factor_why(column, lang, communication, operator_factor),
         )
     )
     one_machine = column.speedup(column.machine_cards)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
+from adapters.gpus import GpuCatalog
 from schemas.offer import NodeHourPricing
+from schemas.quote import Lang
 from service.quote._gpu_names import gpu_name
 from service.quote._money import format_cny
 from service.quote._quote_context import QuoteContext
@@ -51,10 +53,9 @@ def _source_kind_of(sources: tuple[str, ...], end: str) -> str:
 _OTHER_END = {"low": "high", "high": "low"}
 
 
-def _end_source(context: QuoteContext, gpu: str, reference: str, end: str) -> str:
+def _end_source(catalog: GpuCatalog, gpu: str, reference: str, end: str, lang: Lang) -> str:
     """What the ``end`` of a conversion rests on: the GPU's own ``end`` over the reference's other end
     (``adapters.gpus.conversion_range``); the GPU's source alone against a reference of one speed."""
-    catalog, lang = context.catalog, context.lang
     target = text(_source_kind(catalog.get(gpu).speed_sources, end), lang)
     speed = catalog.get(reference).speed
     if speed is None or speed.low == speed.high:
@@ -75,21 +76,29 @@ def _factor_text(factor: float) -> str:
     return shown[:-1] if shown.endswith("0") else shown
 
 
+@functools.lru_cache(maxsize=512)
+def _conversion_text(
+    catalog: GpuCatalog, gpu: str, reference: str, measured: float | None, low: float, high: float, lang: Lang
+) -> str:
+    """How ``gpu``'s hours were converted from ``reference``'s: the caller's measured ratio, or the
+    catalog's factors and what each end rests on; the same for every job, so written once."""
+    if measured is not None:
+        return text("conversion_measured", lang, ratio=_factor_text(measured))
+    factors = _factor_text(low) if low == high else f"{_factor_text(low)}–{_factor_text(high)}"
+    return text(
+        "conversion_catalog",
+        lang,
+        factors=factors,
+        low_source=_end_source(catalog, gpu, reference, "low", lang),
+        high_source=_end_source(catalog, gpu, reference, "high", lang),
+    )
+
+
 def _conversion_warning(context: QuoteContext, index: int, reference: str) -> str:
     offer, lang, evaluation = context.tables.offers[index], context.lang, context.evaluation
     low, high = float(evaluation.conversion[0, index]), float(evaluation.conversion[2, index])
     measured = context.resolved.speed_ratios.get(offer.gpu)
-    if measured is not None:
-        conversion = text("conversion_measured", lang, ratio=_factor_text(measured))
-    else:
-        factors = _factor_text(low) if low == high else f"{_factor_text(low)}–{_factor_text(high)}"
-        conversion = text(
-            "conversion_catalog",
-            lang,
-            factors=factors,
-            low_source=_end_source(context, offer.gpu, reference, "low"),
-            high_source=_end_source(context, offer.gpu, reference, "high"),
-        )
+    conversion = _conversion_text(context.catalog, offer.gpu, reference, measured, low, high, lang)
     hours_low, hours, hours_high = (
         hours_text(bound) for bound in evaluation.one_card_hours[:, index].tolist()
     )
