@@ -123,7 +123,7 @@ def _dense_rows(needed: BoolArray) -> int:
     every count of a small table (where the numpy calls of billing cell by cell cost more than the
     cells they skip)."""
     if needed.size <= _DENSE_CELLS:
-        return needed.shape[0]
+        return int(needed.shape[0])
     dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
     return int(dense[-1]) + 1 if dense.size else 0
 

@@ -266,11 +266,23 @@ _KEY_HOURS_CAP = float(2**31)
 
 
 @dataclass(frozen=True, slots=True)
+class _Expanded:
+    """Every listed combination of each cell's plan, one row each, cells contiguous."""
+
+    cell_of: IntArray  # (rows,) the cell of each row
+    cell_starts: IntArray  # (cells,) each cell's first row
+    cards: FloatArray  # (rows,)
+    terms: FloatArray  # (PairTerm, rows)
+    has_hourly: npt.NDArray[np.bool_] | None  # (rows,); None when every plan has a card-hour offer
+
+
+@dataclass(frozen=True, slots=True)
 class PlanCells:
     """Per priced cell (one plan at one card count), flat: what ``plan_costs`` needs beside the hours.
 
     The same for every request that prices these cells, so an evaluation's layout builds it once
-    (``cell_terms``).
+    (``cell_terms``). When the plans list few combinations (``_EXPANDED_PER_CELL`` on average), every
+    combination of every cell is laid out once (``expanded``) and priced without pruning by hours.
     """
 
     index: IntArray  # 0, 1, 2, ...: each cell's position
@@ -279,6 +291,29 @@ class PlanCells:
     units: FloatArray  # units rented: cards over the plan's unit, rounded up
     key_base: FloatArray  # the plan's base in ``pair_key``
     cover_base: IntArray  # the plan's first ``cover_cost`` entry
+    expanded: _Expanded | None
+
+
+_EXPANDED_PER_CELL = 4
+
+
+def _expanded(
+    arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, first: IntArray
+) -> _Expanded | None:
+    pairs = np.diff(np.append(arrays.starts, arrays.pair_plan.size))[cell_plan]
+    total = int(pairs.sum())
+    if total > _EXPANDED_PER_CELL * cell_plan.size:
+        return None
+    cell_of = np.repeat(np.arange(cell_plan.size), pairs)
+    cell_starts = np.cumsum(pairs) - pairs
+    pair = np.arange(total) + np.repeat(first - cell_starts, pairs)
+    return _Expanded(
+        cell_of=cell_of,
+        cell_starts=cell_starts,
+        cards=cell_cards[cell_of],
+        terms=arrays.terms.take(pair, axis=1),
+        has_hourly=None if arrays.every_hourly else arrays.has_hourly[pair],
+    )
 
 
 def cell_terms(arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray) -> PlanCells:
@@ -291,6 +326,7 @@ def cell_terms(arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray) 
         units=np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan]),
         key_base=cell_plan * np.float64(_KEY_SPAN),
         cover_base=first + cell_plan,
+        expanded=_expanded(arrays, cell_plan, cell_cards, first),
     )
 
 
@@ -299,11 +335,23 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
     hours stay NaN); the same arithmetic as ``cheapest_combination``.
 
     A combination whose packages already cover the hours costs its packages alone at every ``k_b``
-    (nothing is left to bill), so per plan only the combinations covering fewer hours are worked out
-    candidate by candidate; the rest is the cheapest of them (``cover_cost``) times the units.
+    (nothing is left to bill): the candidate arithmetic gives exactly that, so with few combinations
+    every one is worked out (``PlanCells.expanded``). With many, per plan only the combinations covering
+    fewer hours are worked out candidate by candidate; the rest is the cheapest of them
+    (``cover_cost``) times the units.
     """
     if cell_hours.size == 0:
         return np.empty(0)
+    expanded = cells.expanded
+    if expanded is not None:
+        # NaN hours give NaN candidates, and ``minimum`` keeps NaN.
+        every = _candidate_costs(
+            expanded.terms, expanded.has_hourly, expanded.cards, cell_hours.take(expanded.cell_of)
+        )
+        if every.size == cell_hours.size:
+            return every
+        cheapest: FloatArray = np.minimum.reduceat(every, expanded.cell_starts)
+        return cheapest
     # Covered hours are whole, so "covers fewer hours than h" is "covers fewer than ceil(h)". Unknown
     # (NaN) hours take the cap, and come out NaN.
     whole_hours = np.fmin(np.ceil(cell_hours), _KEY_HOURS_CAP)
@@ -314,19 +362,25 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
     if total:
         cell_of = np.repeat(cells.index, short)
         pair = np.arange(total) + np.repeat(cells.first - (ends - short), short)
-        cheapest = _candidate_costs(arrays, pair, cells.cards[cell_of], cell_hours[cell_of])
+        partial = _candidate_costs(
+            arrays.terms.take(pair, axis=1),
+            None if arrays.every_hourly else arrays.has_hourly[pair],
+            cells.cards[cell_of],
+            cell_hours[cell_of],
+        )
         worked = short > 0
-        partial = np.minimum.reduceat(cheapest, (ends - short)[worked])
+        partial = np.minimum.reduceat(partial, (ends - short)[worked])
         result[worked] = np.minimum(partial, result[worked])
     result[np.isnan(cell_hours)] = np.nan
     return result
 
 
-def _candidate_costs(arrays: PlanArrays, pair: IntArray, cards: FloatArray, hours: FloatArray) -> FloatArray:
-    """The cheapest ``k_b`` of each listed combination ``pair`` for ``cards`` over ``hours``, flat."""
-    covered_hours, covered_cost, length, best_cost, rate, granularity, minimum, unit_cards = (
-        arrays.terms.take(pair, axis=1)
-    )
+def _candidate_costs(
+    terms: FloatArray, has_hourly: npt.NDArray[np.bool_] | None, cards: FloatArray, hours: FloatArray
+) -> FloatArray:
+    """The cheapest ``k_b`` of each listed combination (``terms``: its ``PairTerm`` rows) for ``cards``
+    over ``hours``, flat. ``has_hourly`` None: every plan has a card-hour offer."""
+    covered_hours, covered_cost, length, best_cost, rate, granularity, minimum, unit_cards = terms
     rest = hours - covered_hours
     # The four counts of the best package tried (module docstring): 0, k1, k1 + 1 and kc.
     counts = np.empty((4, rest.size))
@@ -337,8 +391,8 @@ def _candidate_costs(arrays: PlanArrays, pair: IntArray, cards: FloatArray, hour
     np.maximum(most, 0.0, out=most)
     np.minimum(most, covering, out=most)
     np.minimum(np.add(most, 1, out=counts[2]), covering, out=counts[2])
-    if not arrays.every_hourly:
-        counts = np.where(arrays.has_hourly[pair], counts, covering)  # packages only: cover every hour
+    if has_hourly is not None:
+        counts = np.where(has_hourly, counts, covering)  # packages only: cover every hour
     left = rest - counts * length
     billed = billed_hours(np.maximum(left, 0.0), granularity, minimum)
     billed[left <= _BILLING_TOLERANCE * granularity] = 0.0
