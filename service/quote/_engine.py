@@ -42,7 +42,7 @@ from service.quote._money import cents_array
 from service.quote._nearest import nothing_fits_summary
 from service.quote._quote_context import QuoteContext
 from service.quote._quotes import build_quotes
-from service.quote._ranking import CandidateKeys, pick, top
+from service.quote._ranking import CandidateKeys, best, pick
 from service.quote._resolve import ResolvedRequest, resolve_request
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote._snapshot import Snapshot
@@ -128,14 +128,13 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     offers = np.flatnonzero(eligible)
     if offers.size == 0:
         return None
-    keys = CandidateKeys(
-        cost=evaluation.cost_expected[column, offers],
-        hours=evaluation.hours_expected[column, offers],
-        id_order=tables.id_order[offers],
-        cards=np.ones(offers.size),
-        time_value_cny_per_hour=None,
+    # The cost order (``CandidateKeys.order_keys``) on one card: the card count ties every one.
+    keys = (
+        evaluation.cost_expected[column, offers],
+        evaluation.hours_expected[column, offers],
+        tables.id_order[offers],
     )
-    return int(offers[top(keys.order_keys("cost"), 1)[0]])
+    return int(offers[best(keys)])
 
 
 def _add_single_card(

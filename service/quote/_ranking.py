@@ -78,14 +78,15 @@ def best(keys: Sequence[npt.NDArray[np.generic]]) -> int:
 
 def rank_of(keys: Sequence[npt.NDArray[np.generic]], position: int) -> int:
     """1-based rank of one candidate in key order, without sorting them all: those before it on the
-    first key, then, among those tied with it so far, before it on each next key."""
+    first key, then those tied with it there that come before it on the next keys (few: compared as
+    tuples, in Python, cheaper than an array pass per key)."""
     primary = keys[0]
     before = int(np.count_nonzero(primary < primary[position]))
     tied = np.flatnonzero(primary == primary[position])
-    for key in keys[1:]:
-        tied_values = key[tied]
-        before += int(np.count_nonzero(tied_values < key[position]))
-        tied = tied[tied_values == key[position]]
+    if tied.size > 1:
+        rest = [key[tied].tolist() for key in keys[1:]]
+        own = tuple(key.item(position) for key in keys[1:])
+        before += sum(1 for values in zip(*rest, strict=True) if values < own)
     return before + 1
 
 
