@@ -40,16 +40,14 @@ from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote._memory import DEFAULT_BYTES_PER_PARAM, min_cards
 from service.quote._money import cents_array
 from service.quote._nearest import nothing_fits_summary
+from service.quote._prose_names import ProseNames
 from service.quote._quote_context import QuoteContext
 from service.quote._quotes import build_quotes
 from service.quote._ranking import CandidateKeys, best, pick
 from service.quote._resolve import ResolvedRequest, resolve_request
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote._snapshot import Snapshot
-from service.quote._summary import (
-    ProseNames,
-    quote_summary,
-)
+from service.quote._summary import quote_summary
 from service.quote._tables import OfferTables
 from service.quote._texts import join_text, number_text, text
 

@@ -15,19 +15,19 @@ import numpy.typing as npt
 
 from schemas.quote import Excluded, RankBy
 from schemas.vendor import ILLUSTRATIVE_LABEL
-from service.quote._evaluate import Evaluation
-from service.quote._ranking import CandidateKeys, top
-from service.quote._resolve import ResolvedRequest
-from service.quote._snapshot import Snapshot
-from service.quote._summary import (
+from service.quote._empty_summary import (
     Nearest,
     NearestOption,
     OutsideFilters,
-    ProseNames,
     TooLarge,
     empty_summary,
     filters_text,
 )
+from service.quote._evaluate import Evaluation
+from service.quote._prose_names import ProseNames
+from service.quote._ranking import CandidateKeys, top
+from service.quote._resolve import ResolvedRequest
+from service.quote._snapshot import Snapshot
 from service.quote._texts import join_text, text
 
 __all__ = ["nothing_fits_summary"]

@@ -1,0 +1,32 @@
+"""Names as prose writes them, in the summary's language: vendors by their display name (``name_zh`` in
+Chinese), places 苏州 / Suzhou, GPUs ``RTX 4090``, ``A100 80G``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from adapters.gpus import GpuCatalog
+from schemas.quote import Lang
+from service.names import place_display_name
+from service.quote._gpu_names import gpu_name
+
+__all__ = ["ProseNames"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProseNames:
+    """Display names for prose in one language: vendors (id → name), places and GPUs."""
+
+    vendors: Mapping[str, str]
+    catalog: GpuCatalog
+    lang: Lang
+
+    def vendor(self, vendor: str) -> str:
+        return self.vendors.get(vendor) or vendor
+
+    def gpu(self, gpu: str) -> str:
+        return gpu_name(gpu, self.catalog)
+
+    def place(self, place: str) -> str:
+        return place_display_name(place, self.lang)
