@@ -3,6 +3,7 @@ Chinese), places 苏州 / Suzhou, GPUs ``RTX 4090``, ``A100 80G``."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -29,4 +30,10 @@ class ProseNames:
         return gpu_name(gpu, self.catalog)
 
     def place(self, place: str) -> str:
-        return place_display_name(place, self.lang)
+        return _place_name(place, self.lang)
+
+
+@functools.lru_cache(maxsize=1024)
+def _place_name(place: str, lang: Lang) -> str:
+    """``place_display_name`` cached: a summary names two places per option, from a short list."""
+    return place_display_name(place, lang)

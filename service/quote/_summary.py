@@ -20,7 +20,8 @@ Names are written as ``_prose_names.ProseNames`` gives them; an empty response's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
 
 from schemas.quote import Lang, Quote, QuoteRequest, Range
 from schemas.vendor import ILLUSTRATIVE_LABEL
@@ -38,9 +39,15 @@ BREAK_EVEN_FACTOR = 2.0
 _LIMIT_WARNINGS = ("warn_deadline", "warn_budget")
 
 
-def _is(warning: str, keys: Iterable[str], lang: Lang) -> bool:
+def _is(warning: str, keys: tuple[str, ...], lang: Lang) -> bool:
     """Whether ``warning`` was written from one of the messages ``keys`` (by their text before any field)."""
-    return any(warning.startswith(TEMPLATES[key][lang].partition("{")[0]) for key in keys)
+    return warning.startswith(_openings(keys, lang))
+
+
+@functools.cache
+def _openings(keys: tuple[str, ...], lang: Lang) -> tuple[str, ...]:
+    """The text of messages ``keys`` before their first field (a handful of key sets is ever asked)."""
+    return tuple(TEMPLATES[key][lang].partition("{")[0] for key in keys)
 
 
 def _span(values: Range, unit: str, *, money: bool, lang: Lang) -> tuple[str, str]:
@@ -83,10 +90,14 @@ def _illustrative_note(recommended: Quote, others: Iterable[Quote | None], lang:
 
 
 def _single_vs_fastest(
-    single: Quote | None, fastest: Quote, recommended: Quote, names: ProseNames, min_cards: int | None
+    single: Quote | None,
+    fastest: Quote,
+    recommended: Quote,
+    option: Callable[[Quote], str],
+    min_cards: int | None,
+    lang: Lang,
 ) -> str:
-    lang = names.lang
-    fastest_text = _option(fastest, names)
+    fastest_text = option(fastest)
     if single is None:
         if min_cards is None or min_cards <= 1:
             # No single card within the limits (or billed as one card): no comparison, only the fastest.
@@ -106,7 +117,7 @@ def _single_vs_fastest(
         case = "single_recommended_fastest"
     else:
         case = "single_other"
-    comparison = text(case, lang, single=_option(single, names), fastest=fastest_text)
+    comparison = text(case, lang, single=option(single), fastest=fastest_text)
     return comparison + _trade_off(single, fastest, lang)
 
 
@@ -181,12 +192,21 @@ def quote_summary(
             "summary_caveat", lang, caveat=caveats[0] if caveats else _default_caveat(fastest, request, lang)
         )
     note = _illustrative_note(recommended, (fastest, single), lang)
+    written: dict[str, str] = {}
+
+    def option(quote: Quote) -> str:
+        """``_option``, once per quote: the recommendation is often the single card or the fastest too."""
+        found = written.get(quote.id)
+        if found is None:
+            found = written[quote.id] = _option(quote, names)
+        return found
+
     sentences = [
-        text("summary_recommended", lang, option=_option(recommended, names), note=note),
+        text("summary_recommended", lang, option=option(recommended), note=note),
         (
             text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))
             if request.workload.kind == "serving"  # every plan runs the hours asked for: none is faster
-            else _single_vs_fastest(single, fastest, recommended, names, min_cards)
+            else _single_vs_fastest(single, fastest, recommended, option, min_cards, lang)
         ),
         _break_even(quotes, names),
         caveat,
