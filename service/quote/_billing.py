@@ -23,7 +23,7 @@ Only node-hour offers span machines: separately rented machines promise no inter
 so a per-machine term package rents one machine.
 
 The rule runs in bulk, over (offers × card counts) arrays, in ``evaluate``; a returned quote's bill is
-gathered from those arrays into a ``Bill``, never worked out again. Rounding up to the granularity allows
+gathered from those arrays, never worked out again. Rounding up to the granularity allows
 for float noise (a millionth of a unit), so 48 h / 3.0 = 16 h bills 16 h, never 17. The bounds of a range
 are each billed on their own hours: 17.14 h at hourly granularity bills 18 h.
 """
@@ -42,7 +42,6 @@ __all__ = [
     "KIND_CODES",
     "MIXED_CODE",
     "PERIOD_HOURS",
-    "Bill",
     "BillingTerms",
     "billed_hours",
     "billing_terms",
@@ -176,14 +175,3 @@ def billed_hours(
     np.ceil(billed, out=billed)
     billed *= granularity_hours
     return np.maximum(min_billed_hours, billed, out=billed)
-
-
-@dataclass(frozen=True, slots=True)
-class Bill:
-    """One candidate's expected bill, gathered from the evaluation's arrays."""
-
-    units: int
-    billed_cards: int
-    billed_hours: float
-    hourly_rate_cny: float
-    cost_cny: float

@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from schemas.quote import Range
 from service.quote._money import cents_array
-from service.quote._plans import PlanCells, cell_terms, plan_costs
+from service.quote._plan_pricing import PlanCells, cell_terms, plan_costs
 from service.quote._tables import OfferTables
 
 __all__ = [
