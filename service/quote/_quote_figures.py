@@ -58,6 +58,15 @@ _SPEEDUP = 0
 _FIGURE = 3
 _EFFECTIVE = _FIGURE + len(Figure)
 _VALUE = _EFFECTIVE + 1
+_ROWS = _VALUE + 1
+# Positions in one gathered candidate's row (fields are passed in order: a dozen structs per response).
+_UNITS = _FIGURE + Figure.UNITS
+_BILLED_HOURS = _FIGURE + Figure.BILLED_HOURS
+_HOURLY_RATE = _FIGURE + Figure.HOURLY_RATE_CNY
+_HOURS_EXPECTED = _FIGURE + Figure.HOURS_EXPECTED
+_HOURS_HIGH = _FIGURE + Figure.HOURS_HIGH
+_COST_EXPECTED = _FIGURE + Figure.COST_EXPECTED
+_COST_HIGH = _FIGURE + Figure.COST_HIGH
 _HOURS = slice(_FIGURE + Figure.HOURS_LOW, _FIGURE + Figure.HOURS_HIGH + 1)
 _COST = slice(_FIGURE + Figure.COST_LOW, _FIGURE + Figure.COST_HIGH + 1)
 
@@ -71,44 +80,42 @@ def gather_figures(
 ) -> list[QuoteFigures]:
     """The figures of offer ``offers[i]`` at count column ``columns[i]``, for each i."""
     rows, counts = np.asarray(offers), np.asarray(columns)
-    block = evaluation.figures[:, counts, rows]
-    hours, cost = block[Figure.HOURS_EXPECTED], block[Figure.COST_EXPECTED]
-    cards = np.asarray(evaluation.counts, dtype=np.float64)[counts]
+    # Filled in place rather than stacked: a response gathers a dozen candidates, where each array
+    # call's overhead, not the arithmetic, is the cost.
+    raw = np.empty((_ROWS, rows.size))
+    raw[_FIGURE:_EFFECTIVE] = evaluation.figures[:, counts, rows]
     speedup_at = (counts, evaluation.machine_code[rows])
-    raw = np.vstack(
-        [
-            evaluation.speedup_low[speedup_at],
-            evaluation.speedup_expected[speedup_at],
-            evaluation.speedup_high[speedup_at],
-            block,
-            cost / (cards * hours),
-            cost + (time_value_cny_per_hour or 0.0) * hours,
-        ]
-    )
+    raw[_SPEEDUP] = evaluation.speedup_low[speedup_at]
+    raw[_SPEEDUP + 1] = evaluation.speedup_expected[speedup_at]
+    raw[_SPEEDUP + 2] = evaluation.speedup_high[speedup_at]
+    hours, cost = raw[_HOURS_EXPECTED], raw[_COST_EXPECTED]
+    cards = np.asarray(evaluation.counts, dtype=np.float64)[counts]
+    np.divide(cost, cards * hours, out=raw[_EFFECTIVE])
+    np.add(cost, (time_value_cny_per_hour or 0.0) * hours, out=raw[_VALUE])
     shown_rows = (cents_array(raw) / 100).T.tolist()
     gathered: list[QuoteFigures] = []
     for index, raw_row, shown in zip(offers, raw.T.tolist(), shown_rows, strict=True):
-        units = int(raw_row[_FIGURE + Figure.UNITS])
+        units = int(raw_row[_UNITS])
         bill = ExpectedBill(
-            units=units,
-            billed_cards=units * tables.terms[index].unit_cards,
-            billed_hours=raw_row[_FIGURE + Figure.BILLED_HOURS],
-            hourly_rate_cny=raw_row[_FIGURE + Figure.HOURLY_RATE_CNY],
-            cost_cny=raw_row[_FIGURE + Figure.COST_EXPECTED],
+            units,
+            units * tables.terms[index].unit_cards,
+            raw_row[_BILLED_HOURS],
+            raw_row[_HOURLY_RATE],
+            raw_row[_COST_EXPECTED],
         )
         gathered.append(
             QuoteFigures(
-                bill=bill,
-                speedup=Range(*shown[_SPEEDUP:_FIGURE]),
-                hours=Range(*shown[_HOURS]),
-                cost_cny=Range(*shown[_COST]),
-                billed_hours=shown[_FIGURE + Figure.BILLED_HOURS],
-                hourly_rate_cny=shown[_FIGURE + Figure.HOURLY_RATE_CNY],
-                effective_card_hour_cny=shown[_EFFECTIVE],
-                value_cny=None if time_value_cny_per_hour is None else shown[_VALUE],
-                raw_hours_expected=raw_row[_FIGURE + Figure.HOURS_EXPECTED],
-                raw_hours_high=raw_row[_FIGURE + Figure.HOURS_HIGH],
-                raw_cost_high=raw_row[_FIGURE + Figure.COST_HIGH],
+                bill,
+                Range(*shown[_SPEEDUP:_FIGURE]),
+                Range(*shown[_HOURS]),
+                Range(*shown[_COST]),
+                shown[_BILLED_HOURS],
+                shown[_HOURLY_RATE],
+                shown[_EFFECTIVE],
+                None if time_value_cny_per_hour is None else shown[_VALUE],
+                raw_row[_HOURS_EXPECTED],
+                raw_row[_HOURS_HIGH],
+                raw_row[_COST_HIGH],
             )
         )
     return gathered
