@@ -43,7 +43,7 @@ from service.quote._nearest import nothing_fits_summary
 from service.quote._prose_names import ProseNames
 from service.quote._quote_context import QuoteContext
 from service.quote._quotes import build_quotes
-from service.quote._ranking import CandidateKeys, best, pick
+from service.quote._ranking import CandidateKeys, first, pick
 from service.quote._resolve import ResolvedRequest, resolve_request
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote._snapshot import Snapshot
@@ -126,13 +126,17 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     offers = np.flatnonzero(eligible)
     if offers.size == 0:
         return None
-    # The cost order (``CandidateKeys.order_keys``) on one card: the card count ties every one.
-    keys = (
-        evaluation.cost_expected[column, offers],
-        evaluation.hours_expected[column, offers],
-        tables.id_order[offers],
+    cost = evaluation.cost_expected[column, offers]
+    keys = CandidateKeys(
+        positions=column * tables.size + offers,
+        cost=cost,
+        hours=evaluation.hours_expected[column, offers],
+        value=cost,
+        offers=tables.size,
+        id_order=tables.id_order,
+        cards=np.asarray(evaluation.counts, dtype=np.float64),
     )
-    return int(offers[best(keys)])
+    return int(offers[first(keys, "cost")])
 
 
 def _add_single_card(
@@ -199,8 +203,15 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     memory = _memory_need(resolved, snapshot)
     warnings = _response_warnings(resolved, evaluation, snapshot, options)
     snapshot_info = SnapshotInfo(version=snapshot.version, oldest_fetched_at=snapshot.oldest_fetched_at)
-    positions = np.flatnonzero(evaluation.qualifying)
-    if positions.size == 0:
+    keys = CandidateKeys.of_grid(
+        evaluation.qualifying,
+        evaluation.cost_expected,
+        evaluation.hours_expected,
+        id_order=tables.id_order,
+        counts=evaluation.counts,
+        time_value_cny_per_hour=request.time_value_cny_per_hour,
+    )
+    if keys.size == 0:
         return QuoteResponse(
             quotes=[],
             excluded=evaluation.excluded,
@@ -214,19 +225,9 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             memory=memory,
         )
 
-    column_of, offer_of = np.divmod(positions, tables.size)
-    keys = CandidateKeys(
-        cost=evaluation.cost_expected.ravel()[positions],
-        hours=evaluation.hours_expected.ravel()[positions],
-        id_order=tables.id_order[offer_of],
-        cards=np.array(evaluation.counts, dtype=np.float64)[column_of],
-        time_value_cny_per_hour=request.time_value_cny_per_hour,
-    )
     picks = pick(keys, request.rank_by, request.limit)
     ranked = sorted(picks.ranks, key=picks.ranks.__getitem__)
-    chosen = [
-        (int(offer_of[position]), int(column_of[position]), picks.ranks[position]) for position in ranked
-    ]
+    chosen = [(*keys.cell(position)[::-1], picks.ranks[position]) for position in ranked]
     single_at = _add_single_card(chosen, evaluation, tables, request)
     context = QuoteContext(
         tables=tables,

@@ -25,7 +25,7 @@ from service.quote._empty_summary import (
 )
 from service.quote._evaluate import Evaluation
 from service.quote._prose_names import ProseNames
-from service.quote._ranking import CandidateKeys, top
+from service.quote._ranking import CandidateKeys, first
 from service.quote._resolve import ResolvedRequest
 from service.quote._snapshot import Snapshot
 from service.quote._texts import join_text, text
@@ -37,19 +37,17 @@ def _best(
     evaluation: Evaluation, tables_id_order: npt.NDArray[np.int64], by: RankBy
 ) -> tuple[int, int] | None:
     """(column, offer) of the best qualifying candidate of ``evaluation`` by ``by`` (cost or time)."""
-    positions = np.flatnonzero(evaluation.qualifying)
-    if positions.size == 0:
-        return None
-    column_of, offer_of = np.divmod(positions, evaluation.qualifying.shape[1])
-    keys = CandidateKeys(
-        cost=evaluation.cost_expected.ravel()[positions],
-        hours=evaluation.hours_expected.ravel()[positions],
-        id_order=tables_id_order[offer_of],
-        cards=np.array(evaluation.counts, dtype=np.float64)[column_of],
+    keys = CandidateKeys.of_grid(
+        evaluation.qualifying,
+        evaluation.cost_expected,
+        evaluation.hours_expected,
+        id_order=tables_id_order,
+        counts=evaluation.counts,
         time_value_cny_per_hour=None,
     )
-    at = top(keys.order_keys(by), 1)[0]
-    return int(column_of[at]), int(offer_of[at])
+    if keys.size == 0:
+        return None
+    return keys.cell(first(keys, by))
 
 
 def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> NearestOption | None:

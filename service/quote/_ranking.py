@@ -9,12 +9,12 @@ Orders are lexicographic and total, so equal quotes always come out in the same 
 ``recommended`` is the best value when the caller gave a time value, else the cheapest.
 
 Only the top ``k`` are sorted: the primary key is partitioned first (all ties with the k-th value kept),
-so ranking costs little more than one pass over the candidates.
+so ranking costs little more than one pass over the candidates. Only the first keys are gathered for
+every candidate; the tie-breakers (offer id, cards) are looked up for the few a ranking compares on them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,71 +22,114 @@ import numpy.typing as npt
 
 from schemas.quote import RankBy
 
-__all__ = ["CandidateKeys", "Picks", "best", "pick", "rank_of", "top"]
+__all__ = ["CandidateKeys", "Picks", "first", "pick", "rank_of", "top"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)
 class CandidateKeys:
-    """Sort keys of the qualifying candidates, aligned with each other."""
+    """Sort keys of the candidates at ``positions`` of a (counts × offers) grid, aligned with them."""
 
+    positions: IntArray
     cost: FloatArray
     hours: FloatArray
-    id_order: IntArray
-    cards: FloatArray
-    time_value_cny_per_hour: float | None
+    value: FloatArray  # the cost when the caller gave no time value
+    offers: int  # the grid's row length
+    id_order: IntArray  # by offer
+    cards: FloatArray  # by count column
 
-    def value(self) -> FloatArray:
-        if self.time_value_cny_per_hour is None:
-            return self.cost
-        result: FloatArray = self.cost + self.time_value_cny_per_hour * self.hours
-        return result
+    @classmethod
+    def of_grid(
+        cls,
+        chosen: BoolArray,
+        cost: FloatArray,
+        hours: FloatArray,
+        *,
+        id_order: IntArray,
+        counts: tuple[int, ...],
+        time_value_cny_per_hour: float | None,
+    ) -> CandidateKeys:
+        """The keys of the ``chosen`` cells of the (counts × offers) ``cost`` and ``hours`` grids."""
+        positions = np.flatnonzero(chosen)
+        chosen_cost, chosen_hours = cost.ravel()[positions], hours.ravel()[positions]
+        return cls(
+            positions=positions,
+            cost=chosen_cost,
+            hours=chosen_hours,
+            value=chosen_cost
+            if time_value_cny_per_hour is None
+            else chosen_cost + time_value_cny_per_hour * chosen_hours,
+            offers=chosen.shape[1],
+            id_order=id_order,
+            cards=np.asarray(counts, dtype=np.float64),
+        )
 
-    def order_keys(self, rank_by: RankBy) -> tuple[npt.NDArray[np.generic], ...]:
-        """Keys, most significant first."""
+    @property
+    def size(self) -> int:
+        return int(self.positions.size)
+
+    def cell(self, at: int) -> tuple[int, int]:
+        """(count column, offer) of candidate ``at``."""
+        column, offer = divmod(int(self.positions[at]), self.offers)
+        return column, offer
+
+    def primary(self, rank_by: RankBy) -> FloatArray:
+        """The most significant key, for every candidate."""
+        return self.hours if rank_by == "time" else self.value if rank_by == "value" else self.cost
+
+    def keys_at(self, rank_by: RankBy, at: IntArray) -> tuple[npt.NDArray[np.generic], ...]:
+        """Every key of candidates ``at``, most significant first."""
+        columns, offers = np.divmod(self.positions[at], self.offers)
+        tie_breakers = (self.id_order[offers], self.cards[columns])
         if rank_by == "time":
-            return (self.hours, self.cost, self.id_order, self.cards)
-        if rank_by == "value":
-            return (self.value(), self.cost, self.id_order, self.cards)
-        return (self.cost, self.hours, self.id_order, self.cards)
+            return (self.hours[at], self.cost[at], *tie_breakers)
+        return (
+            self.primary(rank_by)[at],
+            self.hours[at] if rank_by == "cost" else self.cost[at],
+            *tie_breakers,
+        )
 
 
-def top(keys: Sequence[npt.NDArray[np.generic]], k: int) -> IntArray:
+def _sorted(keys: CandidateKeys, rank_by: RankBy, pool: IntArray) -> IntArray:
+    """``pool`` in key order (lexsort sorts by its last key first)."""
+    ordered: IntArray = pool[np.lexsort(keys.keys_at(rank_by, pool)[::-1])]
+    return ordered
+
+
+def top(keys: CandidateKeys, rank_by: RankBy, k: int) -> IntArray:
     """Positions of the ``k`` first candidates in key order."""
-    primary = keys[0]
+    primary = keys.primary(rank_by)
     if primary.size > k:
         kth_value = np.partition(primary, k - 1)[k - 1]
         pool = np.flatnonzero(primary <= kth_value)
     else:
         pool = np.arange(primary.size)
-    # lexsort sorts by its last key first.
-    order = np.lexsort(tuple(key[pool] for key in reversed(keys)))
-    chosen: IntArray = pool[order][:k]
-    return chosen
+    return _sorted(keys, rank_by, pool)[:k]
 
 
-def best(keys: Sequence[npt.NDArray[np.generic]]) -> int:
-    """Position of the first candidate in key order (``top(keys, 1)`` without a partition)."""
-    primary = keys[0]
+def first(keys: CandidateKeys, rank_by: RankBy) -> int:
+    """Position of the first candidate in key order (``top(keys, rank_by, 1)`` without a partition)."""
+    primary = keys.primary(rank_by)
     pool = np.flatnonzero(primary == primary.min())
     if pool.size == 1:
         return int(pool[0])
-    return int(pool[np.lexsort(tuple(key[pool] for key in reversed(keys)))[0]])
+    return int(_sorted(keys, rank_by, pool)[0])
 
 
-def rank_of(keys: Sequence[npt.NDArray[np.generic]], position: int) -> int:
+def rank_of(keys: CandidateKeys, rank_by: RankBy, position: int) -> int:
     """1-based rank of one candidate in key order, without sorting them all: those before it on the
     first key, then those tied with it there that come before it on the next keys (few: compared as
     tuples, in Python, cheaper than an array pass per key)."""
-    primary = keys[0]
+    primary = keys.primary(rank_by)
     before = int(np.count_nonzero(primary < primary[position]))
     tied = np.flatnonzero(primary == primary[position])
     if tied.size > 1:
-        rest = [key[tied].tolist() for key in keys[1:]]
-        own = tuple(key.item(position) for key in keys[1:])
-        before += sum(1 for values in zip(*rest, strict=True) if values < own)
+        rows = list(zip(*(key.tolist() for key in keys.keys_at(rank_by, tied)[1:]), strict=True))
+        own = rows[int(np.searchsorted(tied, position))]
+        before += sum(1 for row in rows if row < own)
     return before + 1
 
 
@@ -100,16 +143,15 @@ class Picks:
 
 def pick(keys: CandidateKeys, rank_by: RankBy, limit: int) -> Picks:
     """The top ``limit`` by ``rank_by`` plus the highlighted candidates (positions into ``keys``)."""
-    order_keys = keys.order_keys(rank_by)
-    ranked = tuple(int(position) for position in top(order_keys, limit))
+    ranked = tuple(int(position) for position in top(keys, rank_by, limit))
 
     def first_by(order: RankBy) -> int:
-        return ranked[0] if order == rank_by else best(keys.order_keys(order))
+        return ranked[0] if order == rank_by else first(keys, order)
 
     # The recommendation is the top of the ranking the caller asked for, whatever the other highlights.
     cheapest, fastest, recommended = first_by("cost"), first_by("time"), ranked[0]
     ranks = {position: rank for rank, position in enumerate(ranked, start=1)}
     for extra in (cheapest, fastest, recommended):
         if extra not in ranks:
-            ranks[extra] = rank_of(order_keys, extra)
+            ranks[extra] = rank_of(keys, rank_by, extra)
     return Picks(ranks=ranks, cheapest=cheapest, fastest=fastest, recommended=recommended)
