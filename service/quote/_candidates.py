@@ -2,10 +2,9 @@
 
 Without ``card_counts`` every row is quoted at every count it sells (``_billing.sold_counts``) up to the
 operator's cap (``QuoteOptions.max_plan_cards``), and, with a deadline, at the fewest cards that meet it
-by the expected hours (a whole number of bundles or nodes, at least the memory minimum). The evaluation
-still runs as one (counts × rows) block over the union of those counts; ``requested`` marks the
-candidates each row sells, so a count an offer never sells (16 cards of an 8-card machine) is neither
-quoted nor counted as excluded.
+by the expected hours (``_deadline``). The evaluation still runs as one (counts × rows) block over the
+union of those counts; ``requested`` marks the candidates each row sells, so a count an offer never
+sells (16 cards of an 8-card machine) is neither quoted nor counted as excluded.
 
 A serving job (``serving_layout``, ``serving_units``) is placed replica by replica. Each replica takes
 its memory minimum rounded up to a tensor-parallel size serving frameworks run: a power of two (1, 2, 4,
@@ -21,15 +20,12 @@ the same way and priced by ``price_plans`` at the total cards.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from schemas.quote import Range
 from service.quote._money import cents_array
 from service.quote._plan_pricing import PlanCells, cell_terms, plan_costs
 from service.quote._tables import OfferTables
@@ -37,7 +33,6 @@ from service.quote._tables import OfferTables
 __all__ = [
     "PricedPlans",
     "ServingLayout",
-    "fewest_meeting_deadline",
     "plan_candidates",
     "plan_cells",
     "price_plans",
@@ -48,64 +43,6 @@ __all__ = [
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
-
-
-class _Column(Protocol):
-    def speedup(self, cards: int) -> Range: ...
-
-
-class SpeedupColumns(Protocol):
-    """Each row's speed-up column (``code``) and the columns' curves (``_scaling.ScalingColumns``)."""
-
-    @property
-    def columns(self) -> Sequence[_Column]: ...
-
-    @property
-    def code(self) -> IntArray: ...
-
-
-def _fewest(scaling: SpeedupColumns, column: int, needed: float, first: int, last: int, step: int) -> int:
-    """The smallest ``first + k × step`` ≤ ``last`` whose expected speed-up reaches ``needed``, else 0.
-
-    Speed-up never falls as cards are added, so a binary search over the multiples finds it.
-    """
-    if first > last:
-        return 0
-    speedup = scaling.columns[column].speedup
-    low, high = 0, (last - first) // step
-    if speedup(first + high * step).expected < needed:
-        return 0
-    while low < high:
-        middle = (low + high) // 2
-        if speedup(first + middle * step).expected >= needed:
-            high = middle
-        else:
-            low = middle + 1
-    return first + low * step
-
-
-def fewest_meeting_deadline(
-    tables: OfferTables,
-    scaling: SpeedupColumns,
-    one_card_hours: FloatArray,
-    deadline_hours: float,
-    matching: BoolArray,
-    fewest_cards: FloatArray,
-    max_cards: int,
-) -> IntArray:
-    """``(rows,)``: each matching row's fewest cards that meet the deadline by expected hours, or 0."""
-    found = np.zeros(tables.size, dtype=np.int64)
-    memo: dict[tuple[int, float, int, int, int], int] = {}
-    for row in np.flatnonzero(matching).tolist():
-        step = int(tables.count_step[row])
-        first = max(int(tables.count_floor[row]), int(fewest_cards[row]), 1)
-        first = math.ceil(first / step) * step
-        last = min(int(tables.max_units[row] * tables.unit_cards[row]), max_cards)
-        key = (int(scaling.code[row]), float(one_card_hours[row]) / deadline_hours, first, last, step)
-        if key not in memo:
-            memo[key] = _fewest(scaling, *key)
-        found[row] = memo[key]
-    return found
 
 
 def plan_candidates(
@@ -120,7 +57,7 @@ def plan_candidates(
     requested[[position[tables.plan_counts[at]] for at in sold_rows]] = tables.sells[sold_rows]
     if deadline_cards is not None:
         rows = np.flatnonzero(deadline_cards)
-        requested[[position[int(cards)] for cards in deadline_cards[rows].tolist()], rows] = True
+        requested[np.searchsorted(counts, deadline_cards[rows]), rows] = True
     return counts, requested
 
 

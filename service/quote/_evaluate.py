@@ -39,12 +39,8 @@ import numpy.typing as npt
 from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded, QuoteRequest
 from service.quote._billing import KIND_CODES
-from service.quote._candidates import (
-    fewest_meeting_deadline,
-    plan_candidates,
-    price_plans,
-    serving_candidates,
-)
+from service.quote._candidates import plan_candidates, price_plans, serving_candidates
+from service.quote._deadline import fewest_meeting_deadline
 from service.quote._figures import Figure, add_data_fees, bill
 from service.quote._layout import Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, elsewhere
@@ -174,17 +170,18 @@ def _batch_layout(
 ) -> Layout:
     """The layout of a batch job: the requested counts, or every count each row sells (and, with a
     deadline, the fewest meeting it). ``rows``: matching, the memory minimum and the expected one-card
-    hours. Only the fewest cards meeting a deadline depend on the job; every other shape is kept."""
+    hours. Only the fewest cards meeting a deadline depend on the job: a deadline's layout is kept by
+    them (they stay the same over a wide range of hours)."""
     counts = resolved.evaluated_counts
     if resolved.card_counts is not None:
         requested = np.isin(counts, resolved.card_counts)[:, None]
         return cached_layout(
-            tables, (counts, resolved.card_counts), lambda: build_layout(tables, counts, requested)
+            tables.layouts, (counts, resolved.card_counts), lambda: build_layout(tables, counts, requested)
         )
     deadline_hours = resolved.request.deadline_hours
     if deadline_hours is None:
         return cached_layout(
-            tables,
+            tables.layouts,
             (counts, max_plan_cards),
             lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, None)),
         )
@@ -192,7 +189,11 @@ def _batch_layout(
     deadline_cards = fewest_meeting_deadline(
         tables, speedups_at((1,)), one_card_hours, deadline_hours, matching, fewest_cards, max_plan_cards
     )
-    return build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, deadline_cards))
+    return cached_layout(
+        tables.deadline_layouts,
+        (counts, max_plan_cards, deadline_cards.tobytes()),
+        lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, deadline_cards)),
+    )
 
 
 # The hours rows and the cost rows each combined plan is priced from and into.

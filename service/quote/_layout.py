@@ -4,8 +4,10 @@ A request's job (its hours, reference GPU, speed-up curve, memory minimum) chang
 the card counts evaluated, the candidates quoted (``requested``), the units rented at each count, the
 hourly rates, whether the offer supplies those cards, and which cells a response can read depend only on
 the snapshot and the counts asked for. A batch job's ``Layout`` is therefore built once per snapshot and
-request shape and kept on the offer tables (``OfferTables.layouts``, ``cached_layout``); a serving job's
-units depend on its memory minimum, so its layout is built per request.
+request shape and kept on the offer tables (``OfferTables.layouts``, ``cached_layout``); with a deadline
+the shape includes each row's fewest cards meeting it, which move with the job's hours, so those layouts
+are kept apart (``OfferTables.deadline_layouts``). A serving job's units depend on its memory minimum,
+so its layout is built per request.
 
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
 single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
@@ -188,12 +190,12 @@ def build_layout(
     )
 
 
-def cached_layout(tables: OfferTables, key: Hashable, build: Callable[[], Layout]) -> Layout:
-    """The layout kept for request shape ``key``, built by ``build`` the first time it is seen."""
-    found = tables.layouts.get(key)
+def cached_layout(kept: dict[Hashable, Layout], key: Hashable, build: Callable[[], Layout]) -> Layout:
+    """The layout ``kept`` for request shape ``key``, built by ``build`` the first time it is seen."""
+    found = kept.get(key)
     if found is None:
-        if len(tables.layouts) >= _LAYOUTS_KEPT:
-            tables.layouts.clear()
+        if len(kept) >= _LAYOUTS_KEPT:
+            kept.clear()
         found = build()
-        tables.layouts[key] = found
+        kept[key] = found
     return found

@@ -91,6 +91,10 @@ class OfferTables:
     # Each row's speed-up column (``_scaling.column_keys``): the distinct (machine size, interconnect).
     scaling_keys: tuple[ColumnKey, ...]
     scaling_code: IntArray
+    # The rows ordered by speed-up column, and where each column's rows start in that order
+    # (``_deadline`` searches each column's rows at once).
+    scaling_order: IntArray
+    scaling_starts: IntArray
     # Memory of each GPU model the offers carry, sorted by GPU id (the last offer's figure for a model).
     memory_by_gpu: Mapping[str, float]
     # Each offer's speed over a reference GPU (``_evaluate._conversion``) for the requests seen lately,
@@ -101,6 +105,11 @@ class OfferTables:
     ] = field(default_factory=dict, init=False, compare=False, repr=False)
     # Each request shape's job-independent evaluation arrays (``_layout.cached_layout``).
     layouts: dict[Hashable, Layout] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # The same with a deadline, by each row's fewest cards meeting it: these vary with the job's hours, so
+    # they are kept apart and never push the shapes above out.
+    deadline_layouts: dict[Hashable, Layout] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
     # What a returned quote copies from its offer, by (row, catalog) (``_quote_parts``).
     quote_parts: dict[Hashable, OfferParts] = field(
         default_factory=dict, init=False, compare=False, repr=False
@@ -193,6 +202,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     no_reference = [NO_OFFER] * len(plans)
     machine_cards = _floats([term.machine_cards for term in terms])
     scaling_keys, scaling_code = column_keys(machine_cards, [offer.interconnect for offer in offers])
+    scaling_order = np.argsort(scaling_code, kind="stable")
     memory_by_gpu = {offer.gpu: float(offer.gpu_memory_gb) for offer in real_offers}
     return OfferTables(
         offers=offers,
@@ -254,5 +264,9 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         ),
         scaling_keys=scaling_keys,
         scaling_code=_frozen(scaling_code),
+        scaling_order=_frozen(scaling_order),
+        scaling_starts=_frozen(
+            np.searchsorted(scaling_code[scaling_order], np.arange(len(scaling_keys) + 1))
+        ),
         memory_by_gpu={gpu: memory_by_gpu[gpu] for gpu in sorted(memory_by_gpu)},
     )
