@@ -16,29 +16,43 @@ from schemas.offer import (
     CardHourPricing,
     NodeHourPricing,
     Offer,
-    TermPeriod,
     TermPricing,
     pricing_kind,
 )
+from schemas.quote import Quote, Range
 from service.quote._gpu_names import gpu_name
 from service.quote._money import format_cny, round_hours
 from service.quote._tables import NO_OFFER, OfferTables
 
 __all__ = ["OfferParts", "offer_parts"]
 
+_NO_RANGE = Range(0.0, 0.0, 0.0)
+# What ``OfferParts.quote`` holds until a returned quote replaces every one of these.
+_REPLACED: dict[str, Any] = {
+    "id": "",
+    "rank": 0,
+    "cards": 0,
+    "nodes": 0,
+    "billed_cards": 0,
+    "speedup": _NO_RANGE,
+    "hours": _NO_RANGE,
+    "cost_cny": _NO_RANGE,
+    "billed_hours": 0.0,
+    "hourly_rate_cny": 0.0,
+    "effective_card_hour_cny": 0.0,
+    "breakdown": (),
+    "warnings": (),
+    "stale": False,
+    "value_cny": None,
+}
+
 
 class OfferParts:
-    """One offer's parts of a quote: ``fields`` are ``Quote`` keyword arguments as they are."""
+    """One offer's parts of a quote: ``fields`` are ``Quote`` keyword arguments as they are, ``quote``
+    a quote with them whose other fields every returned quote replaces (``msgspec.structs.replace``
+    takes a fifth of the time of a new ``Quote`` with all 27 arguments)."""
 
-    __slots__ = (
-        "break_even_hours",
-        "fields",
-        "gpu_name",
-        "id_prefix",
-        "price_text",
-        "reference",
-        "term_period",
-    )
+    __slots__ = ("fields", "gpu_name", "price_text", "quote", "reference")
 
     def __init__(self, tables: OfferTables, index: int, catalog: GpuCatalog) -> None:
         offer = tables.offers[index]
@@ -61,8 +75,12 @@ class OfferParts:
         self.price_text = format_cny(_list_price_cny(offer))
         # Line items compare a bundle with the same vendor's card-hours only (``_breakdown``).
         self.reference = reference if reference is not None and reference.vendor == offer.vendor else None
-        self.term_period: TermPeriod | None = pricing.period if isinstance(pricing, TermPricing) else None
-        self.break_even_hours = None if break_even is None else round_hours(break_even)
+        self.quote = Quote(
+            **self.fields,
+            term_period=pricing.period if isinstance(pricing, TermPricing) else None,
+            break_even_hours=None if break_even is None else round_hours(break_even),
+            **_REPLACED,
+        )
 
 
 def offer_parts(tables: OfferTables, index: int, catalog: GpuCatalog) -> OfferParts:

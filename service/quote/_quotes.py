@@ -128,10 +128,10 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         ),
         quote_warnings(context, index, cards, figures),
     )
-    return Quote(
+    return msgspec.structs.replace(
+        parts.quote,
         id=quote_id(offer.id, cards),
         rank=rank,
-        **parts.fields,
         cards=cards,
         nodes=nodes,
         billed_cards=expected.billed_cards,
@@ -145,8 +145,6 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         warnings=warnings,
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
-        term_period=parts.term_period,
-        break_even_hours=parts.break_even_hours,
     )
 
 
