@@ -126,12 +126,11 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     offers = np.flatnonzero(eligible)
     if offers.size == 0:
         return None
-    cost = evaluation.cost_expected[column, offers]
     keys = CandidateKeys(
         positions=column * tables.size + offers,
-        cost=cost,
+        cost=evaluation.cost_expected[column, offers],
         hours=evaluation.hours_expected[column, offers],
-        value=cost,
+        time_value_cny_per_hour=None,
         offers=tables.size,
         id_order=tables.id_order,
         cards=np.asarray(evaluation.counts, dtype=np.float64),

@@ -36,7 +36,7 @@ class CandidateKeys:
     positions: IntArray
     cost: FloatArray
     hours: FloatArray
-    value: FloatArray  # the cost when the caller gave no time value
+    time_value_cny_per_hour: float | None
     offers: int  # the grid's row length
     id_order: IntArray  # by offer
     cards: FloatArray  # by count column
@@ -59,9 +59,7 @@ class CandidateKeys:
             positions=positions,
             cost=chosen_cost,
             hours=chosen_hours,
-            value=chosen_cost
-            if time_value_cny_per_hour is None
-            else chosen_cost + time_value_cny_per_hour * chosen_hours,
+            time_value_cny_per_hour=time_value_cny_per_hour,
             offers=chosen.shape[1],
             id_order=id_order,
             cards=np.asarray(counts, dtype=np.float64),
@@ -76,21 +74,28 @@ class CandidateKeys:
         column, offer = divmod(int(self.positions[at]), self.offers)
         return column, offer
 
+    def value(self) -> FloatArray:
+        """Cost plus the caller's time value of the expected hours (the cost without one): made only
+        when a value ranking asks for it."""
+        if self.time_value_cny_per_hour is None:
+            return self.cost
+        result: FloatArray = self.cost + self.time_value_cny_per_hour * self.hours
+        return result
+
     def primary(self, rank_by: RankBy) -> FloatArray:
         """The most significant key, for every candidate."""
-        return self.hours if rank_by == "time" else self.value if rank_by == "value" else self.cost
+        return self.hours if rank_by == "time" else self.value() if rank_by == "value" else self.cost
 
     def keys_at(self, rank_by: RankBy, at: IntArray) -> tuple[npt.NDArray[np.generic], ...]:
         """Every key of candidates ``at``, most significant first."""
         columns, offers = np.divmod(self.positions[at], self.offers)
         tie_breakers = (self.id_order[offers], self.cards[columns])
+        cost, hours = self.cost[at], self.hours[at]
         if rank_by == "time":
-            return (self.hours[at], self.cost[at], *tie_breakers)
-        return (
-            self.primary(rank_by)[at],
-            self.hours[at] if rank_by == "cost" else self.cost[at],
-            *tie_breakers,
-        )
+            return (hours, cost, *tie_breakers)
+        if rank_by == "value" and self.time_value_cny_per_hour is not None:
+            return (cost + self.time_value_cny_per_hour * hours, cost, *tie_breakers)
+        return (cost, hours if rank_by == "cost" else cost, *tie_breakers)
 
 
 def _sorted(keys: CandidateKeys, rank_by: RankBy, pool: IntArray) -> IntArray:
