@@ -18,6 +18,7 @@ single-card comparison the summary uses) are gathered from its arrays.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -167,13 +168,20 @@ def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | 
     needed = resolved.memory_needed_gb
     if needed is None:
         return None
-    memory_by_gpu = snapshot.tables.memory_by_gpu  # sorted by GPU id
-    gpus = list(memory_by_gpu)
-    fewest = min_cards(needed, np.array(list(memory_by_gpu.values()))) if gpus else np.ones(0)
-    return MemoryNeed(
-        needed_gb=round(needed, 2),
-        min_cards={gpu: int(cards) for gpu, cards in zip(gpus, fewest, strict=True)},
-    )
+    fewest = _fewest_cards(tuple(snapshot.tables.memory_by_gpu.items()), needed)  # sorted by GPU id
+    return MemoryNeed(needed_gb=round(needed, 2), min_cards=dict(fewest))
+
+
+@functools.lru_cache(maxsize=256)
+def _fewest_cards(
+    memory_by_gpu: tuple[tuple[str, float], ...], needed_gb: float
+) -> tuple[tuple[str, int], ...]:
+    """``(GPU, fewest cards)`` per GPU model: the same for every request of one model size and catalog."""
+    if not memory_by_gpu:
+        return ()
+    gpus, memory_gb = zip(*memory_by_gpu, strict=True)
+    fewest = min_cards(needed_gb, np.array(memory_gb))
+    return tuple(zip(gpus, (int(cards) for cards in fewest), strict=True))
 
 
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
