@@ -462,7 +462,7 @@ _SPACE_BETWEEN_HAN = re.compile(
 
 def text(key: str, lang: Lang, **fields: object) -> str:
     """Message ``key`` in ``lang``, its fields filled in (fields the template does not use are ignored)."""
-    filled = TEMPLATES[key][lang].format(**fields)
+    filled = TEMPLATES[key][lang].format_map(fields)  # the fields as passed, not unpacked again
     # Chinese sets no space between Chinese words and a Chinese name filled in (数据在苏州, 无锡参考云的).
     return _SPACE_BETWEEN_HAN.sub("", filled) if lang == "zh" else filled
 
