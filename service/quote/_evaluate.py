@@ -41,7 +41,7 @@ from schemas.quote import Excluded, QuoteRequest
 from service.quote._billing import KIND_CODES
 from service.quote._candidates import plan_candidates, price_plans, serving_candidates
 from service.quote._deadline import fewest_meeting_deadline
-from service.quote._figures import Figure, add_data_fees, bill
+from service.quote._figures import Figure, add_data_fees, bill, unbilled_cells
 from service.quote._layout import Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, elsewhere
 from service.quote._memory import min_cards
@@ -71,7 +71,9 @@ class Evaluation:
     min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
     stale: BoolArray  # (offers,)
     matching: BoolArray  # (offers,)
-    figures: FloatArray  # (Figure, counts, offers): one allocation, gathered for the chosen in one index
+    # (Figure, counts, offers): one allocation, gathered for the chosen in one index; only the cells a
+    # response can read are billed (``_layout``), the others hold arbitrary floats.
+    figures: FloatArray
     machine_code: IntArray  # (offers,) column of the speed-up tables: its machine size and interconnect
     speedup_low: FloatArray  # (counts, columns), gathered per offer by ``machine_code``
     speedup_expected: FloatArray
@@ -308,12 +310,13 @@ def _judge(
     possible = matching & memory_ok & capacity_ok
     deadline_ok = budget_ok = None
     within_limits = possible
-    if request.deadline_hours is not None:
-        deadline_ok = cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
-        within_limits = within_limits & deadline_ok
-    if request.budget_cny is not None:
-        budget_ok = cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
-        within_limits = within_limits & budget_ok
+    with unbilled_cells():  # judged everywhere, kept only where requested
+        if request.deadline_hours is not None:
+            deadline_ok = cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
+            within_limits = within_limits & deadline_ok
+        if request.budget_cny is not None:
+            budget_ok = cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
+            within_limits = within_limits & budget_ok
     fresh = ~stale
     requested_within = within_limits & requested
     qualifying = requested_within & fresh

@@ -4,7 +4,8 @@
 from the layout, each hours bound divided from the one-card hours by its speed-up, billed by the one rule
 in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and traffic
 (``_locality``). Where the layout bills only the cells a response can read, the other hours and costs
-stay NaN.
+are never written: whatever works on whole planes (the deadline and budget checks, the data fees) keeps
+only what it finds at cells that are read, and ignores floating-point warnings from the rest.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from service.quote._layout import GatheredSpeedups, Layout
 from service.quote._locality import data_fees
 from service.quote._tables import OfferTables
 
-__all__ = ["Figure", "add_data_fees", "bill"]
+__all__ = ["Figure", "add_data_fees", "bill", "unbilled_cells"]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -68,6 +69,12 @@ def _bill_cells(
     billed *= hourly_rate
 
 
+def unbilled_cells() -> np.errstate:
+    """The floating-point state for whole-plane arithmetic over the figures: the cells never billed
+    hold arbitrary floats (overflowing or invalid ones among them), whose results are never kept."""
+    return np.errstate(over="ignore", invalid="ignore")
+
+
 # Rows ``HOURS_LOW`` to ``COST_HIGH`` of ``Figure``, as ``_bill_cells`` fills them: the billed hours' row.
 _BILLED = Figure.BILLED_HOURS - Figure.HOURS_LOW
 _BILLED_ROWS = slice(Figure.HOURS_LOW, Figure.COST_HIGH + 1)
@@ -81,7 +88,8 @@ def bill(
     extra_hours: FloatArray | None,
 ) -> FloatArray:
     """Every figure of every candidate the layout bills, in one block (``_layout``: the counts past
-    ``dense`` bill only the cells a response can read; their other hours and costs are NaN)."""
+    ``dense`` bill only the cells a response can read). The other cells' hours and costs are left as
+    allocated: nothing reads them, and filling them cost more than billing the cells that are read."""
     figures = np.empty((len(Figure), layout.cards.size, tables.size))
     figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
     figures[Figure.STORAGE_CNY :] = 0.0  # data fees, added by ``add_data_fees`` when a data set is given
@@ -94,7 +102,6 @@ def bill(
         (tables.granularity_hours, tables.min_billed_hours, figures[Figure.HOURLY_RATE_CNY, :dense]),
     )
     if dense < layout.cards.size:
-        figures[_BILLED_ROWS, dense:] = np.nan
         cells = np.empty((_BILLED_ROWS.stop - _BILLED_ROWS.start, layout.sparse_at.size))
         granularity_hours, min_billed_hours, hourly_rate = layout.sparse_terms
         _bill_cells(
@@ -119,12 +126,13 @@ def add_data_fees(
     storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
     traffic = dataset_gb * traffic_per_gb
     figures[Figure.TRAFFIC_CNY] = traffic
-    for hours_row, cost_row in (
-        (Figure.HOURS_LOW, Figure.COST_LOW),
-        (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
-        (Figure.HOURS_HIGH, Figure.COST_HIGH),
-    ):
-        storage = dataset_gb * storage_per_gb_hour * figures[hours_row]
-        if cost_row == Figure.COST_EXPECTED:
-            figures[Figure.STORAGE_CNY] = storage
-        figures[cost_row] += storage + traffic
+    with unbilled_cells():
+        for hours_row, cost_row in (
+            (Figure.HOURS_LOW, Figure.COST_LOW),
+            (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
+            (Figure.HOURS_HIGH, Figure.COST_HIGH),
+        ):
+            storage = dataset_gb * storage_per_gb_hour * figures[hours_row]
+            if cost_row == Figure.COST_EXPECTED:
+                figures[Figure.STORAGE_CNY] = storage
+            figures[cost_row] += storage + traffic

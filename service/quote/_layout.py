@@ -13,7 +13,8 @@ The cells a response can read (``needed``) are the requested ones, the one-card 
 single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
 them). Counts up to ``dense`` (the last one where at least half the rows are read; every count of a small
 table) are billed row by row; past it only the needed cells are billed, gathered by flat position
-(``sparse_*``); the rest stays NaN. Combined plans are priced only at the needed cells.
+(``sparse_*``); the rest is never billed (``_figures``). Combined plans are priced only at the needed
+cells.
 
 Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
 (``Layout.speedups``): a request then divides its one-card hours by them in one pass.
@@ -111,7 +112,7 @@ def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> Bool
 
 
 def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> BoolArray:
-    """The cells a response can read (see the module docstring). A plan left NaN is not priced."""
+    """The cells a response can read (see the module docstring); no other plan cell is priced."""
     needed = requested.copy()
     needed[one_card_column] = True
     if tables.plans:
