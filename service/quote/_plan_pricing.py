@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.quote._billing import _BILLING_TOLERANCE, billed_hours
-from service.quote._plans import PAIR_KEY_SPAN, PlanArrays
+from service.quote._plans import PAIR_KEY_SPAN, PairTerm, PlanArrays
 
 __all__ = ["PlanCells", "cell_terms", "plan_costs"]
 
@@ -29,14 +29,31 @@ _KEY_HOURS_CAP = float(2**31)
 
 
 @dataclass(frozen=True, slots=True)
+class _RowTerms:
+    """What the candidate arithmetic derives from a row's cards and terms alone, whatever the hours."""
+
+    units: FloatArray  # packages rented: cards over the plan's unit, rounded up
+    card_rate: FloatArray  # cards × card-hour price
+    nothing_left: FloatArray  # hours left at or below this bill nothing (a millionth of a granule)
+
+    @classmethod
+    def of(cls, terms: FloatArray, cards: FloatArray) -> _RowTerms:
+        return cls(
+            units=np.ceil(cards / terms[PairTerm.UNIT_CARDS]),
+            card_rate=cards * terms[PairTerm.RATE],
+            nothing_left=_BILLING_TOLERANCE * terms[PairTerm.GRANULARITY_HOURS],
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class _Expanded:
     """Every listed combination of each cell's plan, one row each, cells contiguous."""
 
-    cell_of: IntArray  # (rows,) the cell of each row
+    cell_of: IntArray | None  # (rows,) the cell of each row; None when each cell has one row
     cell_starts: IntArray  # (cells,) each cell's first row
-    cards: FloatArray  # (rows,)
     terms: FloatArray  # (PairTerm, rows)
     has_hourly: npt.NDArray[np.bool_] | None  # (rows,); None when every plan has a card-hour offer
+    per_row: _RowTerms
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,12 +87,13 @@ def _expanded(
     cell_of = np.repeat(np.arange(cell_plan.size), pairs)
     cell_starts = np.cumsum(pairs) - pairs
     pair = np.arange(total) + np.repeat(first - cell_starts, pairs)
+    terms = arrays.terms.take(pair, axis=1)
     return _Expanded(
-        cell_of=cell_of,
+        cell_of=None if total == cell_plan.size else cell_of,
         cell_starts=cell_starts,
-        cards=cell_cards[cell_of],
-        terms=arrays.terms.take(pair, axis=1),
+        terms=terms,
         has_hourly=None if arrays.every_hourly else arrays.has_hourly[pair],
+        per_row=_RowTerms.of(terms, cell_cards[cell_of]),
     )
 
 
@@ -108,10 +126,9 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
     expanded = cells.expanded
     if expanded is not None:
         # NaN hours give NaN candidates, and ``minimum`` keeps NaN.
-        every = _candidate_costs(
-            expanded.terms, expanded.has_hourly, expanded.cards, cell_hours.take(expanded.cell_of)
-        )
-        if every.size == cell_hours.size:
+        hours = cell_hours if expanded.cell_of is None else cell_hours.take(expanded.cell_of)
+        every = _candidate_costs(expanded.terms, expanded.has_hourly, expanded.per_row, hours)
+        if expanded.cell_of is None:
             return every
         cheapest: FloatArray = np.minimum.reduceat(every, expanded.cell_starts)
         return cheapest
@@ -125,10 +142,11 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
     if total:
         cell_of = np.repeat(cells.index, short)
         pair = np.arange(total) + np.repeat(cells.first - (ends - short), short)
+        terms = arrays.terms.take(pair, axis=1)
         partial = _candidate_costs(
-            arrays.terms.take(pair, axis=1),
+            terms,
             None if arrays.every_hourly else arrays.has_hourly[pair],
-            cells.cards[cell_of],
+            _RowTerms.of(terms, cells.cards[cell_of]),
             cell_hours[cell_of],
         )
         worked = short > 0
@@ -139,11 +157,11 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
 
 
 def _candidate_costs(
-    terms: FloatArray, has_hourly: npt.NDArray[np.bool_] | None, cards: FloatArray, hours: FloatArray
+    terms: FloatArray, has_hourly: npt.NDArray[np.bool_] | None, per_row: _RowTerms, hours: FloatArray
 ) -> FloatArray:
-    """The cheapest ``k_b`` of each listed combination (``terms``: its ``PairTerm`` rows) for ``cards``
-    over ``hours``, flat. ``has_hourly`` None: every plan has a card-hour offer."""
-    covered_hours, covered_cost, length, best_cost, rate, granularity, minimum, unit_cards = terms
+    """The cheapest ``k_b`` of each listed combination (``terms``: its ``PairTerm`` rows) at its cards
+    (``per_row``) over ``hours``, flat. ``has_hourly`` None: every plan has a card-hour offer."""
+    covered_hours, covered_cost, length, best_cost, _, granularity, minimum, _ = terms
     rest = hours - covered_hours
     # The four counts of the best package tried (module docstring): 0, k1, k1 + 1 and kc.
     counts = np.empty((4, rest.size))
@@ -158,8 +176,8 @@ def _candidate_costs(
         counts = np.where(has_hourly, counts, covering)  # packages only: cover every hour
     left = rest - counts * length
     billed = billed_hours(np.maximum(left, 0.0), granularity, minimum)
-    billed[left <= _BILLING_TOLERANCE * granularity] = 0.0
-    cost = np.ceil(cards / unit_cards) * (covered_cost + counts * best_cost)
-    cost += cards * rate * billed
+    billed[left <= per_row.nothing_left] = 0.0
+    cost = per_row.units * (covered_cost + counts * best_cost)
+    cost += per_row.card_rate * billed
     cheapest: FloatArray = cost.min(axis=0)
     return cheapest

@@ -52,6 +52,7 @@ __all__ = [
     "PAIR_KEY_SPAN",
     "Combination",
     "MixedPlan",
+    "PairTerm",
     "PlanArrays",
     "build_plans",
     "cheapest_combination",
