@@ -52,7 +52,7 @@ def proxied_app() -> ASGIApp:
     ``forwarded_allow_ips`` does); with none configured the socket peer stays the client.
     """
     settings = Settings.from_env()
-    app: ASGIApp = create_app(settings)
+    app: ASGIApp = create_app(settings, freeze_heap=True)
     if settings.trusted_proxies:
         app = wrap_asgi_with_proxy_headers(app, trusted_hosts=list(settings.trusted_proxies))
     return app
