@@ -3,9 +3,9 @@
 Run: ``.venv/bin/python bench/http_load.py [--duration 5] [--connections 32]`` (needs ``wrk``; ``make bench``
 installs it). The machine is shared and noisy, so every baseline is measured in the same run.
 
-1. Server choice: ``GET /health`` of ``gpuquote serve --server S`` and ``GET /`` of a bare Litestar app
-   (one route, no middleware) served by the same ``run_server`` settings, for S in granian and uvicorn
-   (uvloop + httptools).
+1. Server choice: ``GET /health`` and unique ``POST /quote`` (reference catalog) of ``gpuquote serve
+   --server S``, and ``GET /`` of a bare Litestar app (one route, no middleware) served by the same
+   ``run_server`` settings, for S in granian and uvicorn (uvloop + httptools).
 2. Production path: ``gpuquote serve`` (the default server, JSON access logs at INFO, the request
    middleware with its metrics, the rate limiter on with a limit no run reaches) over (a) the bundled
    20-offer reference catalog and (b) a 2,000-offer synthetic catalog (a vendors file pointing at static
@@ -159,24 +159,42 @@ def _row(name: str, load: Load) -> None:
     )
 
 
+def unique_quote_script(folder: Path) -> Path:
+    """The wrk script sending ``DEFAULT_REQUEST`` with a new ``gpu_hours`` on every request."""
+    template = msgspec.json.encode(DEFAULT_REQUEST).decode().replace(str(_HOURS_MARKER), "%.3f")
+    script = folder / "unique_quote.lua"
+    script.write_text(_UNIQUE_QUOTE_LUA.replace("{template}", template), encoding="utf-8")
+    return script
+
+
+def _compare(what: str, rates: Mapping[str, float]) -> None:
+    best = max(rates, key=rates.__getitem__)
+    others = ", ".join(f"{best} / {name} = {rates[best] / rate:.2f}" for name, rate in rates.items())
+    print(f"  {what}: {others}")
+
+
 def bench_servers(folder: Path, duration_s: int, connections: int) -> dict[str, float]:
-    """/health of the service and / of the bare app under each server; the /health rate of each."""
+    """Under each server: /health and unique POST /quote of the service, / of the bare app."""
     print(f"server choice (wrk 1 thread, {connections} connections, {duration_s} s each):")
     env = {"GPUQUOTE_LOG_LEVEL": "INFO"}
+    script = unique_quote_script(folder)
     health: dict[str, float] = {}
+    quotes: dict[str, float] = {}
     for server in SERVERS:
         log = folder / f"{server}.log"
         with served([GPUQUOTE, "serve", "--server", server], env, log) as url:
             service = wrk(url + "/health", duration_s=duration_s, connections=connections)
+            unique = wrk(url + "/quote", duration_s=duration_s, connections=connections, script=script)
         with served([sys.executable, __file__, "--serve-bare", server], env, log) as url:
             bare = wrk(url + "/", duration_s=duration_s, connections=connections)
         _row(f"{server}: gpuquote GET /health", service)
+        _row(f"{server}: gpuquote POST /quote, new job each", unique)
         _row(f"{server}: bare Litestar GET /", bare)
         print(f"  {server}: gpuquote /health / bare route = {service.rate / bare.rate:.2f}")
-        health[server] = service.rate
-    fastest = max(health, key=health.__getitem__)
-    others = ", ".join(f"{fastest} / {name} = {health[fastest] / rate:.2f}" for name, rate in health.items())
-    print(f"  /health: {others}; the default is {DEFAULT_SERVER}")
+        health[server], quotes[server] = service.rate, unique.rate
+    _compare("/health", health)
+    _compare("unique /quote", quotes)
+    print(f"  the default is {DEFAULT_SERVER}")
     return health
 
 
@@ -236,9 +254,7 @@ def _access_lines(log: Path) -> int:
 
 def bench_production(folder: Path, duration_s: int, connections: int) -> float:
     """Unique POST /quote against GET /health of the production server; the 2,000-offer /health rate."""
-    template = msgspec.json.encode(DEFAULT_REQUEST).decode().replace(str(_HOURS_MARKER), "%.3f")
-    script = folder / "unique_quote.lua"
-    script.write_text(_UNIQUE_QUOTE_LUA.replace("{template}", template), encoding="utf-8")
+    script = unique_quote_script(folder)
     catalogs = {
         "reference catalog (20 offers)": {},
         "synthetic catalog (2,000 offers)": {
