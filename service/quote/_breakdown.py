@@ -24,9 +24,9 @@ from service.quote._billing import PERIOD_HOURS, billed_hours
 from service.quote._money import cents, format_cny, round_cny
 from service.quote._plans import Combination, MixedPlan
 from service.quote._quote_figures import ExpectedBill
-from service.quote._texts import hours_text, number_text, text
+from service.quote._texts import hours_text, number_text, partial_text, text
 
-__all__ = ["line_items", "mixed_line_items"]
+__all__ = ["CardHourLine", "line_items", "mixed_line_items"]
 
 
 def _compute(description: str, total_cny: float, others: tuple[LineItem, ...] = ()) -> LineItem:
@@ -36,20 +36,23 @@ def _compute(description: str, total_cny: float, others: tuple[LineItem, ...] = 
     return LineItem(kind="compute", description=description, amount_cny=rest)
 
 
-def _card_hour(
-    gpu_name: str,
-    pricing: CardHourPricing,
-    price: str,
-    cards: int,
-    bill: ExpectedBill,
-    total_cny: float,
-    lang: Lang,
-) -> list[LineItem]:
-    hours = hours_text(bill.billed_hours)
-    description = text("item_card_hour", lang, cards=cards, gpu=gpu_name, price=price, hours=hours)
-    if pricing.min_billed_hours > 0 and bill.billed_hours == pricing.min_billed_hours:
-        description += text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
-    return [_compute(description, total_cny)]
+class CardHourLine:
+    """A card-hour offer's compute line in one language, its GPU and price already written in: a quote's
+    line is then one ``str.format`` with its cards and billed hours (made per offer, ``_quote_parts``)."""
+
+    __slots__ = ("min_billed_hours", "minimum", "template")
+
+    def __init__(self, pricing: CardHourPricing, gpu_name: str, price: str, lang: Lang) -> None:
+        self.template = partial_text("item_card_hour", lang, ("cards", "hours"), gpu=gpu_name, price=price)
+        self.min_billed_hours = pricing.min_billed_hours
+        self.minimum = text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
+
+    def items(self, cards: int, bill: ExpectedBill, total_cny: float) -> list[LineItem]:
+        """The one compute line; ``total_cny`` is the quote's cost as shown (already rounded to the fen)."""
+        description = self.template.format(cards=cards, hours=hours_text(bill.billed_hours))
+        if self.min_billed_hours > 0 and bill.billed_hours == self.min_billed_hours:
+            description += self.minimum
+        return [LineItem(kind="compute", description=description, amount_cny=total_cny)]
 
 
 def _node_hour(
@@ -197,7 +200,7 @@ def line_items(
     pricing = offer.pricing
     match pricing:
         case CardHourPricing():
-            return _card_hour(gpu_name, pricing, price, cards, bill, total_cny, lang)
+            return CardHourLine(pricing, gpu_name, price, lang).items(cards, bill, total_cny)
         case NodeHourPricing():
             return _node_hour(pricing, price, bill, total_cny, lang)
         case BundlePricing():

@@ -8,6 +8,7 @@ here, for this response only (the fields in them are the request's, so no other 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -51,11 +52,12 @@ class QuoteContext:
     def stale_warning(self, fetched_at: datetime) -> str:
         warning = self.by_fetched_at.get(fetched_at)
         if warning is None:
-            age_hours = (self.now_s - fetched_at.timestamp()) / 3600
-            warning = self.by_fetched_at[fetched_at] = text(
-                "warn_stale",
-                self.lang,
-                age=number_text(age_hours),
-                max_age=number_text(self.price_max_age_s / 3600),
-            )
+            age = number_text((self.now_s - fetched_at.timestamp()) / 3600)
+            warning = self.by_fetched_at[fetched_at] = _stale_warning(age, self.price_max_age_s, self.lang)
         return warning
+
+
+@functools.lru_cache(maxsize=1024)
+def _stale_warning(age: str, price_max_age_s: float, lang: Lang) -> str:
+    """The stale-price warning for an age as shown (to 0.01 h): the same for every response within it."""
+    return text("warn_stale", lang, age=age, max_age=number_text(price_max_age_s / 3600))

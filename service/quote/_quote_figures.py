@@ -53,22 +53,31 @@ class QuoteFigures(msgspec.Struct, frozen=True, gc=False):
     raw_cost_high: float
 
 
-# Rows of the gathered figures: the three speed-ups, the evaluation's figures, then two derived ones.
+# Rows of the gathered figures: the three speed-ups, the evaluation's figures a quote shows (ordered so
+# the ones also kept unrounded are together, ``_KEPT``), then the two derived ones.
 _SPEEDUP = 0
+_FIGURE_ROWS = np.array(
+    [
+        Figure.HOURS_LOW,
+        Figure.COST_LOW,
+        Figure.HOURS_EXPECTED,
+        Figure.HOURS_HIGH,
+        Figure.COST_EXPECTED,
+        Figure.COST_HIGH,
+        Figure.BILLED_HOURS,
+        Figure.HOURLY_RATE_CNY,
+        Figure.UNITS,
+    ]
+)[:, np.newaxis]
 _FIGURE = 3
-_EFFECTIVE = _FIGURE + len(Figure)
+_HOURS_LOW, _COST_LOW, _HOURS_EXPECTED, _HOURS_HIGH, _COST_EXPECTED, _COST_HIGH = range(_FIGURE, _FIGURE + 6)
+_BILLED_HOURS, _HOURLY_RATE, _UNITS = range(_FIGURE + 6, _FIGURE + 9)
+_EFFECTIVE = _FIGURE + len(_FIGURE_ROWS)
 _VALUE = _EFFECTIVE + 1
-_ROWS = _VALUE + 1
-# Positions in one gathered candidate's row (fields are passed in order: a dozen structs per response).
-_UNITS = _FIGURE + Figure.UNITS
-_BILLED_HOURS = _FIGURE + Figure.BILLED_HOURS
-_HOURLY_RATE = _FIGURE + Figure.HOURLY_RATE_CNY
-_HOURS_EXPECTED = _FIGURE + Figure.HOURS_EXPECTED
-_HOURS_HIGH = _FIGURE + Figure.HOURS_HIGH
-_COST_EXPECTED = _FIGURE + Figure.COST_EXPECTED
-_COST_HIGH = _FIGURE + Figure.COST_HIGH
-_HOURS = slice(_FIGURE + Figure.HOURS_LOW, _FIGURE + Figure.HOURS_HIGH + 1)
-_COST = slice(_FIGURE + Figure.COST_LOW, _FIGURE + Figure.COST_HIGH + 1)
+_KEPT = slice(_HOURS_EXPECTED, _UNITS + 1)
+# Positions in one candidate's row of the unrounded ``_KEPT`` figures.
+_KEPT_HOURS_EXPECTED, _KEPT_HOURS_HIGH, _KEPT_COST_EXPECTED, _KEPT_COST_HIGH = range(4)
+_KEPT_BILLED_HOURS, _KEPT_HOURLY_RATE, _KEPT_UNITS = range(4, 7)
 
 
 def gather_figures(
@@ -79,43 +88,45 @@ def gather_figures(
     columns: Sequence[int],
 ) -> list[QuoteFigures]:
     """The figures of offer ``offers[i]`` at count column ``columns[i]``, for each i."""
-    rows, counts = np.asarray(offers), np.asarray(columns)
-    # Filled in place rather than stacked: a response gathers a dozen candidates, where each array
-    # call's overhead, not the arithmetic, is the cost.
-    raw = np.empty((_ROWS, rows.size))
-    raw[_FIGURE:_EFFECTIVE] = evaluation.figures[:, counts, rows]
-    speedup_at = (counts, evaluation.machine_code[rows])
-    raw[_SPEEDUP] = evaluation.speedup_low[speedup_at]
-    raw[_SPEEDUP + 1] = evaluation.speedup_expected[speedup_at]
-    raw[_SPEEDUP + 2] = evaluation.speedup_high[speedup_at]
+    rows, counts = np.array(offers), np.array(columns)
+    # Filled in place rather than stacked, and only the rows a quote reads turned into Python floats: a
+    # response gathers a dozen candidates, where each array call's overhead, not the arithmetic, is the
+    # cost. The value row is left out without a time value.
+    raw = np.empty((_EFFECTIVE + (1 if time_value_cny_per_hour is None else 2), rows.size))
+    raw[_FIGURE:_EFFECTIVE] = evaluation.figures[_FIGURE_ROWS, counts, rows]
+    speedup_at = counts * evaluation.speedup_low.shape[1] + evaluation.machine_code[rows]
+    evaluation.speedup_low.take(speedup_at, out=raw[_SPEEDUP])
+    evaluation.speedup_expected.take(speedup_at, out=raw[_SPEEDUP + 1])
+    evaluation.speedup_high.take(speedup_at, out=raw[_SPEEDUP + 2])
     hours, cost = raw[_HOURS_EXPECTED], raw[_COST_EXPECTED]
-    cards = np.asarray(evaluation.counts, dtype=np.float64)[counts]
+    cards = np.array([evaluation.counts[column] for column in columns], dtype=np.float64)
     np.divide(cost, cards * hours, out=raw[_EFFECTIVE])
-    np.add(cost, (time_value_cny_per_hour or 0.0) * hours, out=raw[_VALUE])
+    if time_value_cny_per_hour is not None:
+        np.add(cost, time_value_cny_per_hour * hours, out=raw[_VALUE])
     shown_rows = (cents_array(raw) / 100).T.tolist()
     gathered: list[QuoteFigures] = []
-    for index, raw_row, shown in zip(offers, raw.T.tolist(), shown_rows, strict=True):
-        units = int(raw_row[_UNITS])
+    for index, kept, shown in zip(offers, raw[_KEPT].T.tolist(), shown_rows, strict=True):
+        units = int(kept[_KEPT_UNITS])
         bill = ExpectedBill(
             units,
             units * tables.terms[index].unit_cards,
-            raw_row[_BILLED_HOURS],
-            raw_row[_HOURLY_RATE],
-            raw_row[_COST_EXPECTED],
+            kept[_KEPT_BILLED_HOURS],
+            kept[_KEPT_HOURLY_RATE],
+            kept[_KEPT_COST_EXPECTED],
         )
         gathered.append(
             QuoteFigures(
                 bill,
                 Range(*shown[_SPEEDUP:_FIGURE]),
-                Range(*shown[_HOURS]),
-                Range(*shown[_COST]),
+                Range(shown[_HOURS_LOW], shown[_HOURS_EXPECTED], shown[_HOURS_HIGH]),
+                Range(shown[_COST_LOW], shown[_COST_EXPECTED], shown[_COST_HIGH]),
                 shown[_BILLED_HOURS],
                 shown[_HOURLY_RATE],
                 shown[_EFFECTIVE],
                 None if time_value_cny_per_hour is None else shown[_VALUE],
-                raw_row[_HOURS_EXPECTED],
-                raw_row[_HOURS_HIGH],
-                raw_row[_COST_HIGH],
+                kept[_KEPT_HOURS_EXPECTED],
+                kept[_KEPT_HOURS_HIGH],
+                kept[_KEPT_COST_HIGH],
             )
         )
     return gathered

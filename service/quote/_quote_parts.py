@@ -19,7 +19,8 @@ from schemas.offer import (
     TermPricing,
     pricing_kind,
 )
-from schemas.quote import Quote, Range
+from schemas.quote import Lang, Quote, Range
+from service.quote._breakdown import CardHourLine
 from service.quote._gpu_names import gpu_name
 from service.quote._money import format_cny, round_hours
 from service.quote._tables import NO_OFFER, OfferTables
@@ -52,7 +53,7 @@ class OfferParts:
     a quote with them whose other fields every returned quote replaces (``msgspec.structs.replace``
     takes a fifth of the time of a new ``Quote`` with all 27 arguments)."""
 
-    __slots__ = ("fields", "gpu_name", "price_text", "quote", "reference")
+    __slots__ = ("card_hour", "fields", "gpu_name", "lines", "price_text", "quote", "reference")
 
     def __init__(self, tables: OfferTables, index: int, catalog: GpuCatalog) -> None:
         offer = tables.offers[index]
@@ -75,12 +76,22 @@ class OfferParts:
         self.price_text = format_cny(_list_price_cny(offer))
         # Line items compare a bundle with the same vendor's card-hours only (``_breakdown``).
         self.reference = reference if reference is not None and reference.vendor == offer.vendor else None
+        self.card_hour = pricing if isinstance(pricing, CardHourPricing) else None
+        # The card-hour compute line, by language (made on first use).
+        self.lines: dict[Lang, CardHourLine] = {}
         self.quote = Quote(
             **self.fields,
             term_period=pricing.period if isinstance(pricing, TermPricing) else None,
             break_even_hours=None if break_even is None else round_hours(break_even),
             **_REPLACED,
         )
+
+    def card_hour_line(self, lang: Lang) -> CardHourLine | None:
+        """The compute line of a card-hour offer in ``lang``; None for other pricing."""
+        line = self.lines.get(lang)
+        if line is None and self.card_hour is not None:
+            line = self.lines[lang] = CardHourLine(self.card_hour, self.gpu_name, self.price_text, lang)
+        return line
 
 
 def offer_parts(tables: OfferTables, index: int, catalog: GpuCatalog) -> OfferParts:

@@ -23,7 +23,7 @@ from service.quote._gpu_names import gpu_name
 from service.quote._money import format_cny
 from service.quote._quote_context import QuoteContext
 from service.quote._quote_figures import QuoteFigures
-from service.quote._texts import hours_text, number_text, text
+from service.quote._texts import hours_text, number_text, partial_text, text
 
 __all__ = ["quote_warnings"]
 
@@ -94,28 +94,37 @@ def _conversion_text(
     )
 
 
+@functools.lru_cache(maxsize=512)
+def _converted_templates(
+    catalog: GpuCatalog, gpu: str, reference: str, measured: float | None, low: float, high: float, lang: Lang
+) -> tuple[str, str]:
+    """The converted-hours warning with its names and conversion written in, and its hours range: the
+    same for every job of one GPU and conversion, so only the hours are filled in per response."""
+    warning = partial_text(
+        "warn_converted",
+        lang,
+        ("reference_hours", "hours", "hours_range"),
+        reference=gpu_name(reference, catalog),
+        gpu=gpu_name(gpu, catalog),
+        conversion=_conversion_text(catalog, gpu, reference, measured, low, high, lang),
+    )
+    return warning, partial_text("range_suffix", lang, ("low", "high"), unit=text("unit_hours", lang))
+
+
 def _conversion_warning(context: QuoteContext, index: int, reference: str) -> str:
-    offer, lang, evaluation = context.tables.offers[index], context.lang, context.evaluation
+    gpu, evaluation = context.tables.offers[index].gpu, context.evaluation
     low, high = float(evaluation.conversion[0, index]), float(evaluation.conversion[2, index])
-    measured = context.resolved.speed_ratios.get(offer.gpu)
-    conversion = _conversion_text(context.catalog, offer.gpu, reference, measured, low, high, lang)
+    measured = context.resolved.speed_ratios.get(gpu)
+    warning, hours_range = _converted_templates(
+        context.catalog, gpu, reference, measured, low, high, context.lang
+    )
     hours_low, hours, hours_high = (
         hours_text(bound) for bound in evaluation.one_card_hours[:, index].tolist()
     )
-    hours_range = (
-        ""
-        if hours_low == hours_high
-        else text("range_suffix", lang, low=hours_low, high=hours_high, unit=text("unit_hours", lang))
-    )
-    return text(
-        "warn_converted",
-        lang,
-        reference=gpu_name(reference, context.catalog),
-        gpu=gpu_name(offer.gpu, context.catalog),
-        conversion=conversion,
+    return warning.format(
         reference_hours=hours_text(context.resolved.job_hours),
         hours=hours,
-        hours_range=hours_range,
+        hours_range="" if hours_low == hours_high else hours_range.format(low=hours_low, high=hours_high),
     )
 
 

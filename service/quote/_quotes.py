@@ -108,6 +108,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     parts = offer_parts(tables, index, context.catalog)
     cards, expected = evaluation.counts[column], figures.bill
     nodes = expected.units if tables.terms[index].spans_machines else 1
+    line = parts.card_hour_line(context.lang)
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -115,7 +116,9 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         cards,
         nodes,
         figures,
-        line_items(
+        line.items(cards, expected, figures.cost_cny.expected)
+        if line is not None
+        else line_items(
             offer,
             cards,
             expected,

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from schemas.quote import Lang
 from service.quote._money import number_text
 
-__all__ = ["TEMPLATES", "hours_text", "join_text", "number_text", "text"]
+__all__ = ["TEMPLATES", "hours_text", "join_text", "number_text", "partial_text", "text"]
 
 TEMPLATES: dict[str, dict[Lang, str]] = {
     # Names.
@@ -465,6 +465,17 @@ def text(key: str, lang: Lang, **fields: object) -> str:
     filled = TEMPLATES[key][lang].format_map(fields)  # the fields as passed, not unpacked again
     # Chinese sets no space between Chinese words and a Chinese name filled in (数据在苏州, 无锡参考云的).
     return _SPACE_BETWEEN_HAN.sub("", filled) if lang == "zh" else filled
+
+
+def partial_text(key: str, lang: Lang, open_fields: tuple[str, ...], **fields: object) -> str:
+    """Message ``key`` in ``lang`` with ``fields`` filled in and ``open_fields`` left as ``{name}``: a
+    template for ``str.format`` that gives what ``text`` would for the same fields, written once for
+    sentences repeated with new figures. The Chinese spacing rule is applied here, so an open field must
+    not start or end with a Chinese character where the template sets a space beside it (figures never do)."""
+    filled: dict[str, object] = {name: "{" + name + "}" for name in open_fields}
+    for name, value in fields.items():
+        filled[name] = str(value).replace("{", "{{").replace("}", "}}")
+    return text(key, lang, **filled)
 
 
 def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:
