@@ -127,6 +127,11 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     offers = np.flatnonzero(eligible)
     if offers.size == 0:
         return None
+    cost = evaluation.cost_expected[column, offers]
+    # Ties on cost are rare: only they go to the full comparison (hours, offer id).
+    offers = offers[cost == cost.min()]
+    if offers.size == 1:
+        return int(offers[0])
     keys = CandidateKeys(
         positions=column * tables.size + offers,
         cost=evaluation.cost_expected[column, offers],
