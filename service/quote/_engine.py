@@ -239,7 +239,9 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
 
     picks = pick(keys, request.rank_by, request.limit)
     ranked = sorted(picks.ranks, key=picks.ranks.__getitem__)
-    chosen = [(*keys.cell(position)[::-1], picks.ranks[position]) for position in ranked]
+    # (offer, count column, rank) of each, the grid positions split in one call rather than one per quote.
+    columns, offers = np.divmod(keys.positions[ranked], keys.offers)
+    chosen = list(zip(offers.tolist(), columns.tolist(), map(picks.ranks.__getitem__, ranked), strict=True))
     single_at = _add_single_card(chosen, evaluation, tables, request)
     context = QuoteContext(
         tables=tables,
