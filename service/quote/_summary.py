@@ -28,7 +28,7 @@ from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote._billing import PERIOD_HOURS
 from service.quote._money import format_cny
 from service.quote._prose_names import ProseNames
-from service.quote._texts import TEMPLATES, hours_text, join_text, number_text, text
+from service.quote._texts import TEMPLATES, hours_text, join_text, number_text, partial_text, text
 
 __all__ = ["BREAK_EVEN_FACTOR", "quote_summary"]
 
@@ -63,21 +63,31 @@ def _option(quote: Quote, names: ProseNames) -> str:
     lang = names.lang
     hours, hours_range = _span(quote.hours, text("unit_hours", lang), money=False, lang=lang)
     cost, cost_range = _span(quote.cost_cny, "", money=True, lang=lang)
-    city, region = names.place(quote.city), names.place(quote.region)
-    return text(
+    template = _option_template(
+        names.gpu(quote.gpu),
+        names.vendor(quote.vendor),
+        names.place(quote.city),
+        None if quote.city == quote.region else names.place(quote.region),
+        quote.pricing,
+        lang,
+    )
+    return template.format(
+        cards=quote.cards, hours=hours, hours_range=hours_range, cost=cost, cost_range=cost_range
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _option_template(gpu: str, vendor: str, city: str, region: str | None, pricing: str, lang: Lang) -> str:
+    """An option's sentence with its names written in (the same for every job on one offer), leaving the
+    cards and the job's figures to fill in."""
+    return partial_text(
         "option",
         lang,
-        cards=quote.cards,
-        gpu=names.gpu(quote.gpu),
-        vendor=names.vendor(quote.vendor),
-        place=city
-        if quote.city == quote.region
-        else text("place_city_region", lang, city=city, region=region),
-        pricing=text(f"pricing_{quote.pricing}", lang),
-        hours=hours,
-        hours_range=hours_range,
-        cost=cost,
-        cost_range=cost_range,
+        ("cards", "hours", "hours_range", "cost", "cost_range"),
+        gpu=gpu,
+        vendor=vendor,
+        place=city if region is None else text("place_city_region", lang, city=city, region=region),
+        pricing=text(f"pricing_{pricing}", lang),
     )
 
 
