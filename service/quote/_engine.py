@@ -44,7 +44,7 @@ from service.quote._nearest import nothing_fits_summary
 from service.quote._prose_names import ProseNames
 from service.quote._quote_context import QuoteContext
 from service.quote._quotes import build_quotes
-from service.quote._ranking import CandidateKeys, first, pick
+from service.quote._ranking import CandidateKeys, pick
 from service.quote._resolve import ResolvedRequest, resolve_request
 from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote._snapshot import Snapshot
@@ -128,20 +128,14 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     if offers.size == 0:
         return None
     cost = evaluation.cost_expected[column, offers]
-    # Ties on cost are rare: only they go to the full comparison (hours, offer id).
     offers = offers[cost == cost.min()]
     if offers.size == 1:
         return int(offers[0])
-    keys = CandidateKeys(
-        positions=column * tables.size + offers,
-        cost=evaluation.cost_expected[column, offers],
-        hours=evaluation.hours_expected[column, offers],
-        time_value_cny_per_hour=None,
-        offers=tables.size,
-        id_order=tables.id_order,
-        cards=np.asarray(evaluation.counts, dtype=np.float64),
-    )
-    return int(offers[first(keys, "cost")])
+    # Tied on cost (one count column, so the same cards): the fewest hours, then the offer id, compared
+    # in Python over the few tied, as the cost ranking orders them.
+    hours = evaluation.hours_expected[column, offers].tolist()
+    ids = tables.id_order[offers].tolist()
+    return int(min(zip(hours, ids, offers.tolist(), strict=True))[2])
 
 
 def _add_single_card(
