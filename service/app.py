@@ -10,7 +10,6 @@ from contextlib import asynccontextmanager
 from litestar import Litestar
 from litestar.datastructures import State
 from litestar.di import Provide
-from litestar.middleware import ASGIMiddleware, DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.plugins.problem_details import ProblemDetailsPlugin
 
@@ -37,16 +36,24 @@ def _services(state: State) -> AppServices:
     return services
 
 
-def _middleware(
+def _quote_routes(
     settings: Settings, services: AppServices, clock: Callable[[], float]
-) -> list[DefineMiddleware | ASGIMiddleware | type[RequestMiddleware]]:
-    middleware: list[DefineMiddleware | ASGIMiddleware | type[RequestMiddleware]] = [RequestMiddleware]
+) -> type[QuoteController]:
+    """``POST /quote`` behind the rate limiter when one is configured: the limit applies to that route
+    only, so no other request passes through it (nor through the exception layer Litestar adds under
+    route middleware)."""
     # Counts live in the price store's Redis when there is one (one pool, one breaker for both).
     client = services.store.client if isinstance(services.store, RedisPriceStore) else None
     limits = rate_limit_middleware(settings, client=client, breaker=services.snapshots.breaker, clock=clock)
-    if limits is not None:
-        middleware.append(limits)
-    return middleware
+    if limits is None:
+        return QuoteController
+
+    route_middleware = [limits]
+
+    class LimitedQuoteController(QuoteController):
+        middleware = route_middleware
+
+    return LimitedQuoteController
 
 
 def create_app(
@@ -72,9 +79,9 @@ def create_app(
                 gc.freeze()
             yield
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
-            QuoteController,
+            _quote_routes(resolved_settings, app_services, clock),
             HealthController,
             MetricsController,
             CatalogController,
@@ -85,7 +92,6 @@ def create_app(
         state=State({"services": app_services}),
         lifespan=[lifespan],
         plugins=[ProblemDetailsPlugin(problem_details_config())],
-        middleware=_middleware(resolved_settings, app_services, clock),
         cors_config=cors_config(resolved_settings),
         request_max_body_size=resolved_settings.max_body_bytes,
         logging_config=None,  # logging is configured once, by `gpuquote serve` (service.logs), not per app
@@ -101,3 +107,8 @@ def create_app(
         ),
         debug=False,
     )
+    # Outermost, around Litestar's own handler (router and exception handling): every request gets its
+    # id, metrics and access line, a 404 or 405 answered by the router included, and Litestar adds no
+    # exception layer per route for it (as it does under app middleware).
+    app.asgi_handler = RequestMiddleware(app.asgi_handler)
+    return app

@@ -8,8 +8,9 @@
   milliseconds. The query string is logged with the values of credential-like parameters (``key``,
   ``api_key``, ``access_token``, ``password``, ...) replaced, so a key sent in a URL never reaches the log.
 
-Litestar runs app middleware after routing, so this sees the route template; a request that matches no
-route is answered by the router before any middleware runs.
+It wraps Litestar's own handler (``create_app`` sets it around ``app.asgi_handler``), outside routing and
+exception handling: the router writes the route template into the scope this passes on, read once the
+response is sent; a request no route matches (a 404 or 405) is counted and logged under ``<unrouted>``.
 
 It runs on every request, so it does the least work per request (bench/http_load.py measures ``/health``
 against a bare route): a fresh id is 128 random bits from the process's PRNG (a correlation id, not a
@@ -30,7 +31,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
 
 from litestar.enums import ScopeType
-from litestar.exceptions import HTTPException
 from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
 
 from service.logs import direct_handler, request_id_var
@@ -114,9 +114,6 @@ class RequestMiddleware:
 
         try:
             await self.app(scope, receive, send_with_id)
-        except HTTPException as error:  # raised by middleware below; answered by Litestar further out
-            status = error.status_code
-            raise
         finally:
             self._record(scope, status, time.perf_counter() - started)
             request_id_var.reset(token)

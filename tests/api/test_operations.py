@@ -118,3 +118,31 @@ async def test_body_over_the_limit_is_413_naming_the_body() -> None:
         )
     assert response.status_code == 413
     assert response.json()["errors"][0]["field"] == "body"
+
+
+async def test_requests_no_route_matches_are_counted_logged_and_carry_an_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with AsyncTestClient(create_app(Settings())) as client:
+        before = (await client.get("/metrics")).text
+        with caplog.at_level(logging.INFO, logger="gpuquote.access"):
+            missing = await client.get("/no-such-route", headers={"X-Request-ID": "trace-404"})
+            wrong_method = await client.delete("/quote", headers={"X-Request-ID": "trace-405"})
+        after = (await client.get("/metrics")).text
+
+    def unrouted(text: str, status: str) -> float:
+        try:
+            return _sample(text, "gpuquote_requests_total", path="<unrouted>", status_code=status)
+        except AssertionError:  # none counted yet
+            return 0.0
+
+    assert (missing.status_code, wrong_method.status_code) == (404, 405)
+    assert missing.headers["X-Request-ID"] == "trace-404"
+    assert unrouted(after, "404") == unrouted(before, "404") + 1
+    assert unrouted(after, "405") == unrouted(before, "405") + 1
+    lines = {
+        (record.__dict__["path"], record.__dict__["status"])
+        for record in caplog.records
+        if record.name == "gpuquote.access"
+    }
+    assert {("/no-such-route", 404), ("/quote", 405)} <= lines
