@@ -169,7 +169,9 @@ def unique_quote_script(folder: Path) -> Path:
 
 def _compare(what: str, rates: Mapping[str, float]) -> None:
     best = max(rates, key=rates.__getitem__)
-    others = ", ".join(f"{best} / {name} = {rates[best] / rate:.2f}" for name, rate in rates.items())
+    others = ", ".join(
+        f"{best} / {name} = {rates[best] / rate:.2f}" for name, rate in rates.items() if name != best
+    )
     print(f"  {what}: {others}")
 
 
