@@ -136,15 +136,13 @@ def billing_terms(pricing: Pricing) -> BillingTerms:
     raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
 
 
-_EVERY_NODE_COUNT_UP_TO = 8
-
-
 def sold_counts(terms: BillingTerms) -> frozenset[int]:
     """The card counts an offer sells, the ones quoted when a request names none.
 
     Within a machine: powers of two (of the bundle size for bundles) and the machine itself; across
-    machines (node-hour offers): every whole number of nodes from the minimum to 8, then 16, 32, ... nodes,
-    up to the most nodes.
+    machines (node-hour offers): every whole number of nodes from the minimum to the most nodes (and at
+    most ``MAX_CARDS`` cards; the engine quotes up to ``max_plan_cards`` of them), so a budget or a time
+    value can settle on 12 nodes rather than only 8 or 16.
     """
     step = terms.unit_cards if terms.whole_units_only else 1
     largest = min(terms.max_cards, MAX_CARDS)
@@ -154,11 +152,8 @@ def sold_counts(terms: BillingTerms) -> frozenset[int]:
         counts.add(cards)
         cards *= 2
     if terms.spans_machines:
-        # Every whole number of nodes up to 8, then doublings: each count is a column of the evaluation,
-        # and every node count to 128 nodes made a quote six times slower (bench/quote.py).
-        nodes = [*range(max(terms.min_units, 1), _EVERY_NODE_COUNT_UP_TO + 1), terms.min_units]
-        nodes += [2**power for power in range(4, 64) if 2**power * terms.unit_cards <= largest]
-        counts.update(count * terms.unit_cards for count in nodes if 0 < count * terms.unit_cards <= largest)
+        most_nodes = min(terms.max_units, largest // terms.unit_cards)
+        counts.update(nodes * terms.unit_cards for nodes in range(max(terms.min_units, 1), most_nodes + 1))
     return frozenset(counts)
 
 

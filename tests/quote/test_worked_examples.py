@@ -130,12 +130,36 @@ def test_70b_full_finetune_needs_a_cluster() -> None:
 
     assert response.quotes
     assert {quote.pricing for quote in response.quotes} == {"node_hour"}
-    # Every whole-node count the cluster sells from its 2-node minimum to 8 nodes, then 16 nodes' 128 cards.
-    assert {quote.cards for quote in response.quotes} == {16, 24, 32, 40, 48, 56, 64, 128}
+    # Whole nodes from the cluster's 2-node minimum up: the ten cheapest (the default limit), and the
+    # fastest, all 16 nodes.
+    assert sorted(quote.cards for quote in response.quotes) == [*range(16, 96, 8), 128]
     assert response.excluded.memory > 0
     assert any("no single machine holds the model" in warning for warning in response.warnings)
     assert any("tensor/pipeline parallel" in warning for warning in response.quotes[0].warnings)
     assert "no single machine holds the model" in response.summary
+
+
+def test_every_node_count_the_cluster_sells_is_weighed_against_a_budget() -> None:
+    every = build_quote(snapshot([H800_CLUSTER]), request(1000, limit=100), options=options())
+    cost_by_nodes = {
+        quote.cards // 8: quote.cost_cny.expected
+        for quote in every.quotes
+        if quote.cards % 8 == 0 and quote.cards >= 16
+    }
+    assert sorted(cost_by_nodes) == list(range(2, 17))  # 2 to 16 nodes, not 8 then 16 only
+    # A budget whose most affordable node count lies between 8 and 16 nodes (billing rounds the hours, so
+    # cost is not monotonic in nodes: the most nodes the budget pays for is worked out, not assumed).
+    budget = cost_by_nodes[12]
+    most_nodes = max(nodes for nodes, cost in cost_by_nodes.items() if cost <= budget)
+    assert 8 < most_nodes < 16
+
+    fastest_within = build_quote(
+        snapshot([H800_CLUSTER]), request(1000, rank_by="time", budget_cny=budget), options=options()
+    )
+
+    recommended = next(q for q in fastest_within.quotes if q.id == fastest_within.recommended)
+    assert recommended.cards == 8 * most_nodes
+    assert recommended.cost_cny.expected <= budget
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
