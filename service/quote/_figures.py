@@ -91,9 +91,12 @@ def bill(
     ``dense`` bill only the cells a response can read). The other cells' hours and costs are left as
     allocated: nothing reads them, and filling them cost more than billing the cells that are read."""
     figures = np.empty((len(Figure), layout.cards.size, tables.size))
-    figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
-    figures[Figure.STORAGE_CNY :] = 0.0  # data fees, added by ``add_data_fees`` when a data set is given
     dense = layout.dense
+    # Units, rate and the data-fee rows (added by ``add_data_fees`` when a data set is given) are written
+    # where cells are billed only: past ``dense``, a few cells of many counts are (whole planes of 100+
+    # counts cost more to copy than the billing itself).
+    figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1, :dense] = layout.units_rate[:, :dense]
+    figures[Figure.STORAGE_CNY :, :dense] = 0.0
     _bill_cells(
         figures[_BILLED_ROWS, :dense],
         one_card_hours[:, None, :],
@@ -114,6 +117,11 @@ def bill(
         grid = figures.reshape(len(Figure), -1)
         for row, values in enumerate(cells, start=_BILLED_ROWS.start):
             grid[row][layout.sparse_at] = values  # row by row: twice as fast as one 2-D scatter
+        units_rate = layout.units_rate.reshape(2, -1)
+        for row in (Figure.UNITS, Figure.HOURLY_RATE_CNY):
+            grid[row][layout.sparse_at] = units_rate[row].take(layout.sparse_at)
+        for row in (Figure.STORAGE_CNY, Figure.TRAFFIC_CNY):
+            grid[row][layout.sparse_at] = 0.0
     return figures
 
 
