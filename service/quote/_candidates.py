@@ -63,21 +63,24 @@ def plan_candidates(
 
 @dataclass(frozen=True, slots=True)
 class PricedPlans:
-    """The combined plans' cells a response can read, as flat positions in a ``(counts, rows)`` grid,
-    and what pricing them needs (``plan_cells``): the same for every request of one layout."""
+    """The combined plans' cells a response can read, as indices of a layout's billed cells
+    (``_layout``), and what pricing them needs (``plan_cells``): the same for every request of one layout."""
 
-    at: IntArray  # (cells,)
-    parts_at: IntArray  # (cells, 4): the products each plan combines, at the same count
+    at: IntArray  # (plan cells,)
+    parts_at: IntArray  # (plan cells, 4): the products each plan combines, at the same count
     terms: PlanCells  # the cells once per priced bound, bound by bound
 
 
-def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, bounds: int) -> PricedPlans:
-    """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``), priced ``bounds`` times."""
+def plan_cells(
+    tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray, bounds: int
+) -> PricedPlans:
+    """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``), priced ``bounds`` times;
+    ``cells``: the flat positions of the billed cells (ascending), which hold every needed one."""
     count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
     row_base = count_at * tables.size
     return PricedPlans(
-        at=row_base + tables.offer_count + plan_at,
-        parts_at=row_base[:, None] + tables.plan_arrays.part_rows[plan_at],
+        at=np.searchsorted(cells, row_base + tables.offer_count + plan_at),
+        parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
         terms=cell_terms(tables.plan_arrays, np.tile(plan_at, bounds), np.tile(cards[count_at], bounds)),
     )
 
@@ -90,14 +93,13 @@ def price_plans(
     expected_cost: int,
 ) -> BoolArray:
     """Price the plan cells' cost bounds from their hours bounds in place (``bounds``: the hours rows and
-    the cost rows of ``figures``); ``(cells,)``: whether each plan is cheaper (to the fen, expected) than
+    the cost rows of ``figures``); ``(plan cells,)``: whether each plan is cheaper (to the fen, expected) than
     every product it combines on its own."""
     hours_rows, cost_rows = bounds
-    grid = figures.reshape(figures.shape[0], -1)
-    hours = grid[hours_rows, plans.at]
+    hours = figures[hours_rows, plans.at]
     costs = plan_costs(tables.plan_arrays, plans.terms, hours.ravel()).reshape(hours.shape)
-    grid[cost_rows, plans.at] = costs
-    cost = grid[expected_cost]
+    figures[cost_rows, plans.at] = costs
+    cost = figures[expected_cost]
     alone = cost.take(plans.parts_at).min(axis=1)
     keep: BoolArray = cents_array(cost.take(plans.at)) < cents_array(alone)
     return keep

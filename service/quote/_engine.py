@@ -99,7 +99,7 @@ def _response_warnings(
         if not fits_one_machine.any():
             warnings.append(text("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
     if resolved.reference_gpu is None and not resolved.serving:  # serving hours are wall-clock anywhere
-        offers_quoted = evaluation.qualifying.any(axis=0)
+        offers_quoted = evaluation.offers_qualifying()
         gpu_codes = np.unique(tables.gpu_code[offers_quoted])
         if gpu_codes.size > 1:
             names = (gpu_name(tables.gpu_names[code], options.catalog) for code in gpu_codes)
@@ -115,7 +115,7 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     """Offer index of the cheapest single card that runs the job within the deadline and budget and is
     billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
     bills many cards is no single card); None when no such option exists."""
-    column = evaluation.one_card_column
+    column = evaluation.one_card_cells
     figures = evaluation.figures[:, column]
     eligible = evaluation.runnable[column] & (
         figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
@@ -127,13 +127,13 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     offers = np.flatnonzero(eligible)
     if offers.size == 0:
         return None
-    cost = evaluation.cost_expected[column, offers]
+    cost = evaluation.cost_expected[column][offers]
     offers = offers[cost == cost.min()]
     if offers.size == 1:
         return int(offers[0])
     # Tied on cost (one count column, so the same cards): the fewest hours, then the offer id, compared
     # in Python over the few tied, as the cost ranking orders them.
-    hours = evaluation.hours_expected[column, offers].tolist()
+    hours = evaluation.hours_expected[column][offers].tolist()
     ids = tables.id_order[offers].tolist()
     return int(min(zip(hours, ids, offers.tolist(), strict=True))[2])
 
@@ -209,10 +209,12 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     memory = _memory_need(resolved, snapshot)
     warnings = _response_warnings(resolved, evaluation, snapshot, options)
     snapshot_info = SnapshotInfo(version=snapshot.version, oldest_fetched_at=snapshot.oldest_fetched_at)
-    keys = CandidateKeys.of_grid(
+    keys = CandidateKeys.of_cells(
         evaluation.qualifying,
+        evaluation.cells,
         evaluation.cost_expected,
         evaluation.hours_expected,
+        offers=tables.size,
         id_order=tables.id_order,
         counts=evaluation.counts,
         time_value_cny_per_hour=request.time_value_cny_per_hour,

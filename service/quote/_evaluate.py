@@ -1,4 +1,4 @@
-"""Every (card count × offer) candidate evaluated and billed at once, as (counts × offers) arrays.
+"""Every (card count × offer) candidate a response can read evaluated and billed at once, cell by cell.
 
 Each bound of speed-up, hours and cost (low / expected / high) is worked out here, once, for every
 candidate; the quotes a response returns are gathered from these arrays, never billed again.
@@ -37,15 +37,15 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.gpus import GpuCatalog, conversion_range
-from schemas.quote import Excluded, QuoteRequest
+from schemas.quote import Excluded
 from service.quote._billing import KIND_CODES
 from service.quote._candidates import plan_candidates, price_plans, serving_candidates
 from service.quote._deadline import fewest_meeting_deadline
-from service.quote._figures import Figure, add_data_fees, bill, unbilled_cells
+from service.quote._figures import Figure, add_data_fees, bill
+from service.quote._judge import judge
 from service.quote._layout import Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, elsewhere
 from service.quote._memory import min_cards
-from service.quote._money import cents_array
 from service.quote._resolve import ResolvedRequest
 from service.quote._scaling import ScalingColumns, speedup_columns
 from service.quote._tables import OfferTables
@@ -59,27 +59,28 @@ BoolArray = npt.NDArray[np.bool_]
 
 @dataclass(frozen=True, slots=True)
 class Evaluation:
-    """Per-offer columns ``(offers,)``, per-candidate masks ``(counts, offers)`` and their figures.
+    """Per-offer columns ``(offers,)``, and per billed cell (``cells``) the masks and figures.
 
-    Candidates are laid out count by count, so each per-offer column broadcasts along a contiguous row.
+    A cell is one offer at one card count; ``cells`` holds the billed ones as flat positions of the
+    (counts × offers) grid, ascending (``_layout``): every candidate that can be quoted is among them.
     """
 
     counts: tuple[int, ...]
     one_card_column: int
+    cells: IntArray  # (cells,) flat (counts × offers) positions
+    cell_offer: IntArray  # (cells,) the offer of each
     one_card_hours: FloatArray  # (3, offers) low / expected / high hours on one card of the offer's GPU
     conversion: FloatArray  # (3, offers) low / expected / high speed over the reference GPU; 1 unconverted
     min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
     stale: BoolArray  # (offers,)
     matching: BoolArray  # (offers,)
-    # (Figure, counts, offers): one allocation, gathered for the chosen in one index; only the cells a
-    # response can read are billed (``_layout``), the others hold arbitrary floats.
-    figures: FloatArray
+    figures: FloatArray  # (Figure, cells): one allocation, gathered for the chosen in one index
     machine_code: IntArray  # (offers,) column of the speed-up tables: its machine size and interconnect
     speedup_low: FloatArray  # (counts, columns), gathered per offer by ``machine_code``
     speedup_expected: FloatArray
     speedup_high: FloatArray
-    runnable: BoolArray
-    qualifying: BoolArray
+    runnable: BoolArray  # (cells,)
+    qualifying: BoolArray  # (cells,)
     used_stale: bool
     excluded: Excluded
     scaling: ScalingColumns | None = None  # each column's curve and cross-node factor, for the notes
@@ -90,6 +91,27 @@ class Evaluation:
         """Expected hours on one card of each offer's GPU, ``(offers,)``."""
         hours: FloatArray = self.one_card_hours[1]
         return hours
+
+    @property
+    def one_card_cells(self) -> slice:
+        """The one-card column's cells, one per offer in offer order (always billed whole, ``_layout``)."""
+        offers = self.one_card_hours.shape[1]
+        return slice(self.one_card_column * offers, (self.one_card_column + 1) * offers)
+
+    def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:
+        """The cells of offers ``offers`` at count columns ``columns`` (each a billed cell)."""
+        at: IntArray = np.searchsorted(self.cells, columns * self.one_card_hours.shape[1] + offers)
+        return at
+
+    def cell(self, column: int, offer: int) -> int:
+        """The cell of offer ``offer`` at count column ``column`` (a billed cell)."""
+        return int(np.searchsorted(self.cells, column * self.one_card_hours.shape[1] + offer))
+
+    def offers_qualifying(self) -> BoolArray:
+        """``(offers,)``: whether any count of the offer qualifies."""
+        quoted = np.zeros(self.one_card_hours.shape[1], dtype=np.bool_)
+        quoted[self.cell_offer[self.qualifying]] = True
+        return quoted
 
     @property
     def hours_expected(self) -> FloatArray:
@@ -264,19 +286,26 @@ def evaluate(
         # quoted only where it beats every product it combines on its own.
         keep = price_plans(tables, figures, layout.plans, _PLAN_BOUNDS, Figure.COST_EXPECTED)
         requested = requested.copy()
-        requested.reshape(-1)[layout.plans.at] &= keep
-    add_data_fees(figures, tables, remote, workload.dataset_gb)
-    # An offer whose most cards cannot hold the model fails on memory at every count; per offer
-    # (``(rows,)``, broadcast) when every count holds it wherever the most cards do.
-    memory_ok = fewest_cards <= tables.max_units * tables.unit_cards
+        requested[layout.plans.at] &= keep
+    add_data_fees(figures, tables, layout.cell_offer, remote, workload.dataset_gb)
+    # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
+    # when some count below the most cards does not hold it.
+    cell_offer = layout.cell_offer
+    offer_memory_ok = fewest_cards <= tables.max_units * tables.unit_cards
+    memory_ok = offer_memory_ok.take(cell_offer)
     if fewest_cards.max(initial=1.0) > layout.cards[0]:
-        memory_ok = (layout.cards[:, None] >= fewest_cards) & memory_ok
-    runnable, qualifying, used_stale, excluded = _judge(
-        request, figures, requested, (matching, layout.supplies, memory_ok, stale)
+        memory_ok &= layout.cell_cards >= fewest_cards.take(cell_offer)
+    runnable, qualifying, used_stale, excluded = judge(
+        request,
+        figures,
+        requested,
+        (matching.take(cell_offer), layout.supplies, memory_ok, stale.take(cell_offer)),
     )
     return Evaluation(
         counts=layout.counts,
         one_card_column=layout.one_card_column,
+        cells=layout.cells,
+        cell_offer=cell_offer,
         one_card_hours=one_card_hours,
         conversion=conversion,
         min_cards=fewest_cards,
@@ -294,48 +323,3 @@ def evaluate(
         scaling=scaling,
         remote=remote,
     )
-
-
-def _judge(
-    request: QuoteRequest,
-    figures: FloatArray,
-    requested: BoolArray,
-    masks: tuple[BoolArray, BoolArray, BoolArray, BoolArray],
-) -> tuple[BoolArray, BoolArray, bool, Excluded]:
-    """Runnable and qualifying candidates, whether stale prices were used, and what was excluded why.
-
-    ``masks``: matching, capacity and memory checks, and stale prices.
-    """
-    matching, capacity_ok, memory_ok, stale = masks
-    possible = matching & memory_ok & capacity_ok
-    deadline_ok = budget_ok = None
-    within_limits = possible
-    with unbilled_cells():  # judged everywhere, kept only where requested
-        if request.deadline_hours is not None:
-            deadline_ok = cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
-            within_limits = within_limits & deadline_ok
-        if request.budget_cny is not None:
-            budget_ok = cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
-            within_limits = within_limits & budget_ok
-    fresh = ~stale
-    requested_within = within_limits & requested
-    qualifying = requested_within & fresh
-    used_stale = not qualifying.any() and bool(requested_within.any())
-    if used_stale:
-        qualifying = requested_within
-
-    def requested_count(mask: BoolArray) -> int:
-        """Candidates in ``mask`` at a card count the caller asked for."""
-        return int(np.count_nonzero(mask & requested))
-
-    excluded = Excluded(
-        filters=requested_count(~matching),
-        capacity=requested_count(matching & ~capacity_ok),
-        memory=requested_count(matching & ~memory_ok),
-        deadline=0 if deadline_ok is None else requested_count(possible & ~deadline_ok),
-        budget=0 if budget_ok is None else requested_count(possible & ~budget_ok),
-        # Stale prices are a reason only when fresh candidates qualified and the stale ones were dropped;
-        # with nothing qualifying, or the stale fallback in use, staleness left nothing out.
-        stale=requested_count(matching & stale) if qualifying.any() and not used_stale else 0,
-    )
-    return possible if used_stale else possible & fresh, qualifying, used_stale, excluded

@@ -1,11 +1,11 @@
 """The figures of every candidate an evaluation bills: what ``Figure`` rows hold and how they are filled.
 
-``bill`` lays the figures out as one ``(Figure, counts, rows)`` block: the units and hourly rate copied
-from the layout, each hours bound divided from the one-card hours by its speed-up, billed by the one rule
-in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and traffic
-(``_locality``). Where the layout bills only the cells a response can read, the other hours and costs
-are never written: whatever works on whole planes (the deadline and budget checks, the data fees) keeps
-only what it finds at cells that are read, and ignores floating-point warnings from the rest.
+``bill`` lays the figures out as one ``(Figure, cells)`` block over the cells the layout bills
+(``_layout``: the dense counts' whole rows, then the needed cells of the others): the units and hourly
+rate copied from the layout, each hours bound divided from the one-card hours by its speed-up, billed by
+the one rule in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and
+traffic (``_locality``). Cells never read are never billed, so a request's work follows the cells a
+response can read, not the (counts × rows) grid.
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ from service.quote._layout import GatheredSpeedups, Layout
 from service.quote._locality import data_fees
 from service.quote._tables import OfferTables
 
-__all__ = ["Figure", "add_data_fees", "bill", "unbilled_cells"]
+__all__ = ["Figure", "add_data_fees", "bill", "unknown_hours"]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
 
 
 class Figure(IntEnum):
-    """Rows of ``Evaluation.figures``, each a (counts × offers) array of one figure per candidate.
+    """Rows of ``Evaluation.figures``, each one figure per billed cell (``Evaluation.cells``).
 
     A range's bounds are consecutive rows, low first: a quote takes each range as one slice.
     """
@@ -69,9 +70,9 @@ def _bill_cells(
     billed *= hourly_rate
 
 
-def unbilled_cells() -> np.errstate:
-    """The floating-point state for whole-plane arithmetic over the figures: the cells never billed
-    hold arbitrary floats (overflowing or invalid ones among them), whose results are never kept."""
+def unknown_hours() -> np.errstate:
+    """The floating-point state for arithmetic over every billed cell: an offer whose one-card hours
+    are unknown (a GPU the catalog does not rate) has NaN or infinite figures, never kept."""
     return np.errstate(over="ignore", invalid="ignore")
 
 
@@ -87,60 +88,58 @@ def bill(
     speedups: GatheredSpeedups,
     extra_hours: FloatArray | None,
 ) -> FloatArray:
-    """Every figure of every candidate the layout bills, in one block (``_layout``: the counts past
-    ``dense`` bill only the cells a response can read). The other cells' hours and costs are left as
-    allocated: nothing reads them, and filling them cost more than billing the cells that are read."""
-    figures = np.empty((len(Figure), layout.cards.size, tables.size))
-    dense = layout.dense
-    # Units, rate and the data-fee rows (added by ``add_data_fees`` when a data set is given) are written
-    # where cells are billed only: past ``dense``, a few cells of many counts are (whole planes of 100+
-    # counts cost more to copy than the billing itself).
-    figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1, :dense] = layout.units_rate[:, :dense]
-    figures[Figure.STORAGE_CNY :, :dense] = 0.0
+    """Every figure of every cell the layout bills, ``(Figure, cells)`` (``_layout``): the dense counts'
+    whole rows billed row by row, then the few needed cells of the other counts one by one."""
+    figures = np.empty((len(Figure), layout.cells.size))
+    figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
+    figures[Figure.STORAGE_CNY :] = 0.0  # the data fees, added by ``add_data_fees`` with a data set
+    dense_cells = layout.dense * tables.size
+    dense_shape = (layout.dense, tables.size)
     _bill_cells(
-        figures[_BILLED_ROWS, :dense],
+        figures[_BILLED_ROWS, :dense_cells].reshape(_BILLED_ROWS.stop - _BILLED_ROWS.start, *dense_shape),
         one_card_hours[:, None, :],
         speedups.dense,
         extra_hours,
-        (tables.granularity_hours, tables.min_billed_hours, figures[Figure.HOURLY_RATE_CNY, :dense]),
+        (
+            tables.granularity_hours,
+            tables.min_billed_hours,
+            figures[Figure.HOURLY_RATE_CNY, :dense_cells].reshape(dense_shape),
+        ),
     )
-    if dense < layout.cards.size:
-        cells = np.empty((_BILLED_ROWS.stop - _BILLED_ROWS.start, layout.sparse_at.size))
-        granularity_hours, min_billed_hours, hourly_rate = layout.sparse_terms
+    if dense_cells < layout.cells.size:
+        sparse_offer = layout.cell_offer[dense_cells:]
         _bill_cells(
-            cells,
-            one_card_hours.take(layout.sparse_offer, axis=1),
+            figures[_BILLED_ROWS, dense_cells:],
+            one_card_hours.take(sparse_offer, axis=1),
             speedups.sparse,
-            None if extra_hours is None else extra_hours.take(layout.sparse_offer),
-            (granularity_hours, min_billed_hours, hourly_rate),
+            None if extra_hours is None else extra_hours.take(sparse_offer),
+            (layout.sparse_terms[0], layout.sparse_terms[1], layout.sparse_terms[2]),
         )
-        grid = figures.reshape(len(Figure), -1)
-        for row, values in enumerate(cells, start=_BILLED_ROWS.start):
-            grid[row][layout.sparse_at] = values  # row by row: twice as fast as one 2-D scatter
-        units_rate = layout.units_rate.reshape(2, -1)
-        for row in (Figure.UNITS, Figure.HOURLY_RATE_CNY):
-            grid[row][layout.sparse_at] = units_rate[row].take(layout.sparse_at)
-        for row in (Figure.STORAGE_CNY, Figure.TRAFFIC_CNY):
-            grid[row][layout.sparse_at] = 0.0
     return figures
 
 
 def add_data_fees(
-    figures: FloatArray, tables: OfferTables, remote: BoolArray, dataset_gb: float | None
+    figures: FloatArray,
+    tables: OfferTables,
+    cell_offer: IntArray,
+    remote: BoolArray,
+    dataset_gb: float | None,
 ) -> None:
-    """Storage over each bound's hours and the copy's traffic, added to the cost bounds (``_locality``)."""
+    """Storage over each bound's hours and the copy's traffic, added to the cost bounds (``_locality``);
+    ``cell_offer``: the row of each cell of ``figures``."""
     if not dataset_gb:
         return
     storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
-    traffic = dataset_gb * traffic_per_gb
+    traffic = (dataset_gb * traffic_per_gb).take(cell_offer)
+    storage_per_hour = (dataset_gb * storage_per_gb_hour).take(cell_offer)
     figures[Figure.TRAFFIC_CNY] = traffic
-    with unbilled_cells():
+    with unknown_hours():
         for hours_row, cost_row in (
             (Figure.HOURS_LOW, Figure.COST_LOW),
             (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
             (Figure.HOURS_HIGH, Figure.COST_HIGH),
         ):
-            storage = dataset_gb * storage_per_gb_hour * figures[hours_row]
+            storage = storage_per_hour * figures[hours_row]
             if cost_row == Figure.COST_EXPECTED:
                 figures[Figure.STORAGE_CNY] = storage
             figures[cost_row] += storage + traffic

@@ -12,9 +12,12 @@ so its layout is built per request.
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
 single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
 them). Counts up to ``dense`` (the last one where at least half the rows are read; every count of a small
-table) are billed row by row; past it only the needed cells are billed, gathered by flat position
-(``sparse_*``); the rest is never billed (``_figures``). Combined plans are priced only at the needed
-cells.
+table) are billed row by row; past it only the needed cells are billed (``sparse_*``); the rest is never
+billed. The billed cells (``cells``) are kept as flat ``(counts, rows)`` positions in ascending order,
+the dense counts' whole rows first, and every per-cell array of a layout and an evaluation is laid out
+along them: a request's work is proportional to the cells billed, not to the grid. The one-card column
+is always among the dense counts (every row is read there). Combined plans are priced only at the
+needed cells.
 
 Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
 (``Layout.speedups``): a request then divides its one-card hours by them in one pass.
@@ -59,19 +62,22 @@ class GatheredSpeedups:
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    """The job-independent arrays of one evaluation, ``(counts, rows)`` unless said; read-only."""
+    """The job-independent arrays of one evaluation, per billed cell unless said; read-only."""
 
     counts: tuple[int, ...]
     cards: FloatArray  # (counts,)
     one_card_column: int
-    requested: BoolArray  # the candidates quoted, before combined plans are compared with their parts
-    units_rate: FloatArray  # (2, counts, rows): units rented, then their hourly rate in CNY
-    supplies: BoolArray  # the offer supplies exactly these cards, within its limits and stock
-    dense: int  # counts billed row by row
-    sparse_at: IntArray  # (cells,) flat positions of the needed cells past ``dense``
-    sparse_offer: IntArray  # (cells,) their rows
-    sparse_speedup_at: IntArray  # (cells,) their flat positions in a (counts, speed-up columns) table
-    sparse_terms: FloatArray  # (3, cells): granularity hours, minimum billed hours, hourly rate
+    cells: IntArray  # (cells,) flat positions of the billed cells, ascending
+    cell_offer: IntArray  # (cells,) their rows
+    cell_cards: FloatArray  # (cells,) their card counts
+    requested: BoolArray  # (cells,) quoted, before combined plans are compared with their parts
+    units_rate: FloatArray  # (2, cells): units rented, then their hourly rate in CNY
+    supplies: BoolArray  # (cells,) the offer supplies exactly these cards, within its limits and stock
+    dense: int  # counts billed row by row: their whole rows are the first ``dense × rows`` cells
+    sparse_speedup_at: (
+        IntArray  # (sparse cells,) the cells past ``dense`` in a (counts, speed-up columns) table
+    )
+    sparse_terms: FloatArray  # (3, sparse cells): granularity hours, minimum billed hours, hourly rate
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
     speedups: dict[Hashable, GatheredSpeedups] = field(
         default_factory=dict, init=False, compare=False, repr=False
@@ -163,31 +169,36 @@ def build_layout(
         else _needed(tables, requested, one_card_column)
     )
     dense = _dense_rows(needed)
-    sparse_at = np.flatnonzero(needed[dense:]) + dense * tables.size
-    sparse_count, sparse_offer = np.divmod(sparse_at, tables.size)
+    cells = np.concatenate(
+        (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)
+    )
+    cell_count, cell_offer = np.divmod(cells, tables.size)
+    sparse = slice(dense * tables.size, None)
+    cell_rate = units_rate[1].ravel()[cells]
     return Layout(
         counts=counts,
         cards=_frozen(cards),
         one_card_column=one_card_column,
-        requested=_frozen(requested),
-        units_rate=_frozen(units_rate),
-        supplies=_frozen(np.array(np.broadcast_to(supplies, shape))),
+        cells=_frozen(cells),
+        cell_offer=_frozen(cell_offer),
+        cell_cards=_frozen(cards[cell_count]),
+        requested=_frozen(requested.ravel()[cells]),
+        units_rate=_frozen(np.stack((units_rate[0].ravel()[cells], cell_rate))),
+        supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
         dense=dense,
-        sparse_at=_frozen(sparse_at),
-        sparse_offer=_frozen(sparse_offer),
         sparse_speedup_at=_frozen(
-            sparse_count * len(tables.scaling_keys) + tables.scaling_code[sparse_offer]
+            cell_count[sparse] * len(tables.scaling_keys) + tables.scaling_code[cell_offer[sparse]]
         ),
         sparse_terms=_frozen(
             np.stack(
                 (
-                    tables.granularity_hours[sparse_offer],
-                    tables.min_billed_hours[sparse_offer],
-                    units_rate[1].ravel()[sparse_at],
+                    tables.granularity_hours[cell_offer[sparse]],
+                    tables.min_billed_hours[cell_offer[sparse]],
+                    cell_rate[sparse],
                 )
             )
         ),
-        plans=plan_cells(tables, needed, cards, _PRICED_BOUNDS) if tables.plans else None,
+        plans=plan_cells(tables, needed, cards, cells, _PRICED_BOUNDS) if tables.plans else None,
     )
 
 

@@ -33,35 +33,29 @@ from service.quote._texts import join_text, text
 __all__ = ["nothing_fits_summary"]
 
 
-def _best(
-    evaluation: Evaluation, tables_id_order: npt.NDArray[np.int64], by: RankBy
-) -> tuple[int, int] | None:
-    """(column, offer) of the best qualifying candidate of ``evaluation`` by ``by`` (cost or time)."""
-    keys = CandidateKeys.of_grid(
+def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> NearestOption | None:
+    """The best qualifying candidate of ``evaluation`` by ``by`` (cost or time)."""
+    keys = CandidateKeys.of_cells(
         evaluation.qualifying,
+        evaluation.cells,
         evaluation.cost_expected,
         evaluation.hours_expected,
-        id_order=tables_id_order,
+        offers=snapshot.tables.size,
+        id_order=snapshot.tables.id_order,
         counts=evaluation.counts,
         time_value_cny_per_hour=None,
     )
     if keys.size == 0:
         return None
-    return keys.cell(first(keys, by))
-
-
-def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> NearestOption | None:
-    best = _best(evaluation, snapshot.tables.id_order, by)
-    if best is None:
-        return None
-    column, offer = best
+    best = first(keys, by)
+    column, offer = keys.cell(best)
     chosen = snapshot.tables.offers[offer]
     return NearestOption(
         cards=evaluation.counts[column],
         gpu=chosen.gpu,
         vendor=chosen.vendor,
-        cost_cny=float(evaluation.cost_expected[column, offer]),
-        hours=float(evaluation.hours_expected[column, offer]),
+        cost_cny=float(keys.cost[best]),
+        hours=float(keys.hours[best]),
         illustrative=chosen.label == ILLUSTRATIVE_LABEL,
     )
 
@@ -69,7 +63,8 @@ def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> N
 def _fewest_cards(relaxed: Evaluation, snapshot: Snapshot) -> tuple[tuple[int, str], ...]:
     """Per GPU that qualifies once the card counts are lifted, the fewest cards that do: ``(2, "rtx4090")``."""
     fewest: dict[str, int] = {}
-    for column, offer in zip(*np.nonzero(relaxed.qualifying), strict=True):
+    columns, offers = np.divmod(relaxed.cells[relaxed.qualifying], snapshot.tables.size)
+    for column, offer in zip(columns.tolist(), offers.tolist(), strict=True):
         gpu, cards = snapshot.tables.offers[offer].gpu, relaxed.counts[column]
         fewest[gpu] = min(fewest.get(gpu, cards), cards)
     return tuple(sorted((cards, gpu) for gpu, cards in fewest.items()))
@@ -116,7 +111,7 @@ def _outside_filters(
 ) -> OutsideFilters | None:
     """What the filters alone left out that would run the job: where, which GPUs, what kind of offer."""
     # Only the offers the filters left out: the ones inside them are not what the filters cost.
-    outside = relaxed.qualifying.any(axis=0) & ~snapshot_matching
+    outside = relaxed.offers_qualifying() & ~snapshot_matching
     offers = [snapshot.tables.offers[index] for index in np.flatnonzero(outside)]
     if not offers:
         return None

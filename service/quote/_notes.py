@@ -165,16 +165,17 @@ def quote_notes(
 def fee_items(context: QuoteContext, index: int, column: int, breakdown: list[LineItem]) -> list[LineItem]:
     """``breakdown`` with the storage and traffic lines added and the compute line reduced by them
     (``breakdown`` itself when there are none)."""
-    figures, lang = context.evaluation.figures, context.lang
+    evaluation, lang = context.evaluation, context.lang
+    figures = evaluation.figures[:, evaluation.cell(column, index)]
     dataset = number_text(context.resolved.request.workload.dataset_gb or 0.0)
     offer = context.tables.offers[index]
     fees: list[LineItem] = []
-    storage = float(figures[Figure.STORAGE_CNY, column, index])
+    storage = float(figures[Figure.STORAGE_CNY])
     if cents(storage) > 0:
         price = format_cny(offer.storage_cny_per_gb_day or 0.0)
         description = text("item_data_storage", lang, dataset=dataset, price=price)
         fees.append(LineItem(kind="storage", description=description, amount_cny=round_cny(storage)))
-    traffic = float(figures[Figure.TRAFFIC_CNY, column, index])
+    traffic = float(figures[Figure.TRAFFIC_CNY])
     if cents(traffic) > 0:
         price = format_cny(offer.traffic_cny_per_gb or 0.0)
         description = text("item_data_traffic", lang, dataset=dataset, price=price)

@@ -42,25 +42,27 @@ class CandidateKeys:
     cards: FloatArray  # by count column
 
     @classmethod
-    def of_grid(
+    def of_cells(
         cls,
         chosen: BoolArray,
+        cells: IntArray,
         cost: FloatArray,
         hours: FloatArray,
         *,
+        offers: int,
         id_order: IntArray,
         counts: tuple[int, ...],
         time_value_cny_per_hour: float | None,
     ) -> CandidateKeys:
-        """The keys of the ``chosen`` cells of the (counts × offers) ``cost`` and ``hours`` grids."""
-        positions = np.flatnonzero(chosen)
-        chosen_cost, chosen_hours = cost.ravel()[positions], hours.ravel()[positions]
+        """The keys of the ``chosen`` of some cells (at flat (counts × ``offers``) positions ``cells``,
+        with expected ``cost`` and ``hours``, all aligned)."""
+        at = np.flatnonzero(chosen)
         return cls(
-            positions=positions,
-            cost=chosen_cost,
-            hours=chosen_hours,
+            positions=cells[at],
+            cost=cost[at],
+            hours=hours[at],
             time_value_cny_per_hour=time_value_cny_per_hour,
-            offers=chosen.shape[1],
+            offers=offers,
             id_order=id_order,
             cards=np.asarray(counts, dtype=np.float64),
         )

@@ -1,0 +1,64 @@
+"""Judging the billed cells of an evaluation: which are runnable and qualify, and why the others do not.
+
+The stages and their counts are described in ``_evaluate``; every mask here is per billed cell
+(``_layout``), so judging costs one pass over the cells a response can read, not over the grid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from schemas.quote import Excluded, QuoteRequest
+from service.quote._figures import Figure, unknown_hours
+from service.quote._money import cents_array
+
+__all__ = ["judge"]
+
+BoolArray = npt.NDArray[np.bool_]
+FloatArray = npt.NDArray[np.float64]
+
+
+def judge(
+    request: QuoteRequest,
+    figures: FloatArray,
+    requested: BoolArray,
+    masks: tuple[BoolArray, BoolArray, BoolArray, BoolArray],
+) -> tuple[BoolArray, BoolArray, bool, Excluded]:
+    """Runnable and qualifying cells, whether stale prices were used, and what was excluded why.
+
+    ``masks``: matching, capacity and memory checks, and stale prices, each per cell.
+    """
+    matching, capacity_ok, memory_ok, stale = masks
+    possible = matching & memory_ok & capacity_ok
+    deadline_ok = budget_ok = None
+    within_limits = possible
+    with unknown_hours():  # judged at every billed cell, kept only where requested
+        if request.deadline_hours is not None:
+            deadline_ok = cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
+            within_limits = within_limits & deadline_ok
+        if request.budget_cny is not None:
+            budget_ok = cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
+            within_limits = within_limits & budget_ok
+    fresh = ~stale
+    requested_within = within_limits & requested
+    qualifying = requested_within & fresh
+    used_stale = not qualifying.any() and bool(requested_within.any())
+    if used_stale:
+        qualifying = requested_within
+
+    def requested_count(mask: BoolArray) -> int:
+        """Candidates in ``mask`` at a card count the caller asked for."""
+        return int(np.count_nonzero(mask & requested))
+
+    excluded = Excluded(
+        filters=requested_count(~matching),
+        capacity=requested_count(matching & ~capacity_ok),
+        memory=requested_count(matching & ~memory_ok),
+        deadline=0 if deadline_ok is None else requested_count(possible & ~deadline_ok),
+        budget=0 if budget_ok is None else requested_count(possible & ~budget_ok),
+        # Stale prices are a reason only when fresh candidates qualified and the stale ones were dropped;
+        # with nothing qualifying, or the stale fallback in use, staleness left nothing out.
+        stale=requested_count(matching & stale) if qualifying.any() and not used_stale else 0,
+    )
+    return possible if used_stale else possible & fresh, qualifying, used_stale, excluded
