@@ -68,40 +68,32 @@ class PricedPlans:
 
     at: IntArray  # (plan cells,)
     parts_at: IntArray  # (plan cells, 4): the products each plan combines, at the same count
-    terms: PlanCells  # the cells once per priced bound, bound by bound
+    terms: PlanCells  # the cells' pricing terms
 
 
-def plan_cells(
-    tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray, bounds: int
-) -> PricedPlans:
-    """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``), priced ``bounds`` times;
-    ``cells``: the flat positions of the billed cells (ascending), which hold every needed one."""
+def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray) -> PricedPlans:
+    """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``); ``cells``: the flat
+    positions of the billed cells (ascending), which hold every needed one."""
     count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
     row_base = count_at * tables.size
     return PricedPlans(
         at=np.searchsorted(cells, row_base + tables.offer_count + plan_at),
         parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
-        terms=cell_terms(tables.plan_arrays, np.tile(plan_at, bounds), np.tile(cards[count_at], bounds)),
+        terms=cell_terms(tables.plan_arrays, plan_at, cards[count_at]),
     )
 
 
 def price_plans(
-    tables: OfferTables,
-    figures: FloatArray,
-    plans: PricedPlans,
-    bounds: tuple[slice, slice],
-    expected_cost: int,
+    tables: OfferTables, figures: FloatArray, plans: PricedPlans, hours: int, cost: int
 ) -> BoolArray:
-    """Price the plan cells' cost bounds from their hours bounds in place (``bounds``: the hours rows and
-    the cost rows of ``figures``); ``(plan cells,)``: whether each plan is cheaper (to the fen, expected) than
-    every product it combines on its own."""
-    hours_rows, cost_rows = bounds
-    hours = figures[hours_rows, plans.at]
-    costs = plan_costs(tables.plan_arrays, plans.terms, hours.ravel()).reshape(hours.shape)
-    figures[cost_rows, plans.at] = costs
-    cost = figures[expected_cost]
-    alone = cost.take(plans.parts_at).min(axis=1)
-    keep: BoolArray = cents_array(cost.take(plans.at)) < cents_array(alone)
+    """Price the plan cells' expected cost (row ``cost`` of ``figures``) from their expected hours (row
+    ``hours``) in place; ``(plan cells,)``: whether each plan is cheaper (to the fen) than every product
+    it combines on its own. The low and high bounds are priced for the returned quotes alone
+    (``_figures.bounds_at``)."""
+    plan_cost = plan_costs(tables.plan_arrays, plans.terms, figures[hours].take(plans.at))
+    figures[cost, plans.at] = plan_cost
+    alone = figures[cost].take(plans.parts_at).min(axis=1)
+    keep: BoolArray = cents_array(plan_cost) < cents_array(alone)
     return keep
 
 

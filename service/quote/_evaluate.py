@@ -41,7 +41,7 @@ from schemas.quote import Excluded
 from service.quote._billing import KIND_CODES
 from service.quote._candidates import plan_candidates, price_plans, serving_candidates
 from service.quote._deadline import fewest_meeting_deadline
-from service.quote._figures import Figure, add_data_fees, bill
+from service.quote._figures import BoundTerms, Figure, add_data_fees, bill, bounds_at, fees_per_offer
 from service.quote._judge import judge
 from service.quote._layout import Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, elsewhere
@@ -74,7 +74,7 @@ class Evaluation:
     min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
     stale: BoolArray  # (offers,)
     matching: BoolArray  # (offers,)
-    figures: FloatArray  # (Figure, cells): one allocation, gathered for the chosen in one index
+    figures: FloatArray  # (EVERY_CELL, cells): the figures every cell needs (``figures_at``: all)
     machine_code: IntArray  # (offers,) column of the speed-up tables: its machine size and interconnect
     speedup_low: FloatArray  # (counts, columns), gathered per offer by ``machine_code``
     speedup_expected: FloatArray
@@ -83,6 +83,7 @@ class Evaluation:
     qualifying: BoolArray  # (cells,)
     used_stale: bool
     excluded: Excluded
+    bounds: BoundTerms  # what the low and high bounds of the returned cells are billed from
     scaling: ScalingColumns | None = None  # each column's curve and cross-node factor, for the notes
     remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
 
@@ -106,6 +107,11 @@ class Evaluation:
     def cell(self, column: int, offer: int) -> int:
         """The cell of offer ``offer`` at count column ``column`` (a billed cell)."""
         return int(np.searchsorted(self.cells, column * self.one_card_hours.shape[1] + offer))
+
+    def figures_at(self, tables: OfferTables, columns: IntArray, offers: IntArray) -> FloatArray:
+        """``(Figure, cells)``: every figure of offers ``offers`` at count columns ``columns``."""
+        figures = self.figures.take(self.cell_at(columns, offers), axis=1)
+        return bounds_at(tables, self.bounds, figures, columns, offers)
 
     def offers_qualifying(self) -> BoolArray:
         """``(offers,)``: whether any count of the offer qualifies."""
@@ -220,10 +226,6 @@ def _batch_layout(
     )
 
 
-# The hours rows and the cost rows each combined plan is priced from and into.
-_PLAN_BOUNDS = (slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1), slice(Figure.COST_LOW, Figure.COST_HIGH + 1))
-
-
 def evaluate(
     tables: OfferTables,
     resolved: ResolvedRequest,
@@ -282,12 +284,13 @@ def evaluate(
     figures = bill(tables, layout, one_card_hours, speedups, extra_hours)
     requested = layout.requested
     if layout.plans is not None:
-        # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
+        # Combined plans: the cheapest combination of packages and card-hours for the expected hours,
         # quoted only where it beats every product it combines on its own.
-        keep = price_plans(tables, figures, layout.plans, _PLAN_BOUNDS, Figure.COST_EXPECTED)
+        keep = price_plans(tables, figures, layout.plans, Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
         requested = requested.copy()
         requested[layout.plans.at] &= keep
-    add_data_fees(figures, tables, layout.cell_offer, remote, workload.dataset_gb)
+    fees = fees_per_offer(tables, remote, workload.dataset_gb)
+    add_data_fees(figures, layout.cell_offer, fees)
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
     cell_offer = layout.cell_offer
@@ -320,6 +323,16 @@ def evaluate(
         qualifying=qualifying,
         used_stale=used_stale,
         excluded=excluded,
+        bounds=BoundTerms(
+            one_card_hours=one_card_hours,
+            cards=layout.cards,
+            speedup_low=scaling.low,
+            speedup_high=scaling.high,
+            machine_code=scaling.code,
+            extra_hours=extra_hours,
+            fees=fees,
+            plans_expanded=None if layout.plans is None else layout.plans.terms.expanded is not None,
+        ),
         scaling=scaling,
         remote=remote,
     )

@@ -1,15 +1,18 @@
 """The figures of every candidate an evaluation bills: what ``Figure`` rows hold and how they are filled.
 
-``bill`` lays the figures out as one ``(Figure, cells)`` block over the cells the layout bills
-(``_layout``: the dense counts' whole rows, then the needed cells of the others): the units and hourly
-rate copied from the layout, each hours bound divided from the one-card hours by its speed-up, billed by
-the one rule in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and
-traffic (``_locality``). Cells never read are never billed, so a request's work follows the cells a
-response can read, not the (counts × rows) grid.
+``bill`` lays out the figures every billed cell needs (``Figure`` rows up to ``EVERY_CELL``: what the
+deadline, the budget, the ranking and the single-card comparison read) as one ``(rows, cells)`` block
+over the cells the layout bills (``_layout``: the dense counts' whole rows, then the needed cells of the
+others): the units and hourly rate copied from the layout, the expected hours divided from the one-card
+hours by the expected speed-up, billed by the one rule in ``_billing``, and the data fees zero until
+``add_data_fees`` adds a data set's storage and traffic (``_locality``). The low and high bounds only a
+returned quote shows are billed for its cells alone (``bounds_at``), by the same arithmetic, so a
+request's work follows the cells a response can read, not the (counts × rows) grid.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
@@ -18,9 +21,10 @@ import numpy.typing as npt
 from service.quote._billing import billed_hours
 from service.quote._layout import GatheredSpeedups, Layout
 from service.quote._locality import data_fees
+from service.quote._plan_pricing import cell_terms, plan_costs
 from service.quote._tables import OfferTables
 
-__all__ = ["Figure", "add_data_fees", "bill", "unknown_hours"]
+__all__ = ["EVERY_CELL", "BoundTerms", "Figure", "add_data_fees", "bill", "bounds_at", "unknown_hours"]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -28,46 +32,23 @@ IntArray = npt.NDArray[np.int64]
 
 
 class Figure(IntEnum):
-    """Rows of ``Evaluation.figures``, each one figure per billed cell (``Evaluation.cells``).
-
-    A range's bounds are consecutive rows, low first: a quote takes each range as one slice.
-    """
+    """Rows of a cell's figures: those up to ``EVERY_CELL`` are billed for every cell
+    (``Evaluation.figures``), the low and high bounds for the returned ones (``bounds_at``)."""
 
     UNITS = 0  # rented: cards, nodes, bundles or packages
     HOURLY_RATE_CNY = 1
-    HOURS_LOW = 2  # wall-clock, on the high speed-up
-    HOURS_EXPECTED = 3
-    HOURS_HIGH = 4  # on the low speed-up
-    BILLED_HOURS = 5  # of the expected hours
-    COST_LOW = 6  # each bound billed on its own hours
-    COST_EXPECTED = 7
-    COST_HIGH = 8
-    STORAGE_CNY = 9  # of the expected cost: the data set stored over the expected hours (``_locality``)
-    TRAFFIC_CNY = 10  # of every cost bound: the data set copied in from another city
+    HOURS_EXPECTED = 2  # wall-clock
+    BILLED_HOURS = 3  # of the expected hours
+    COST_EXPECTED = 4
+    STORAGE_CNY = 5  # of the expected cost: the data set stored over the expected hours (``_locality``)
+    TRAFFIC_CNY = 6  # of every cost bound: the data set copied in from another city
+    HOURS_LOW = 7  # on the high speed-up
+    HOURS_HIGH = 8  # on the low speed-up
+    COST_LOW = 9  # each bound billed on its own hours
+    COST_HIGH = 10
 
 
-def _bill_cells(
-    out: FloatArray,
-    one_card_hours: FloatArray,
-    speedups: FloatArray,
-    extra_hours: FloatArray | None,
-    terms: tuple[FloatArray, FloatArray, FloatArray],
-) -> None:
-    """Hours, billed hours and cost bounds of some cells into ``out``, rows ``HOURS_LOW`` to ``COST_HIGH``.
-
-    Each hours bound divides that bound's one-card hours by the matching speed-up (``speedups`` are high /
-    expected / low): the fewest hours by the highest speed-up, the most by the lowest. Each bound is billed
-    on its own hours by the one rule in ``_billing``; ``terms`` are the granularity, the minimum billed
-    hours and the hourly rate.
-    """
-    granularity_hours, min_billed_hours, hourly_rate = terms
-    hours = np.divide(one_card_hours, speedups, out=out[:_BILLED])
-    if extra_hours is not None:
-        hours += extra_hours  # waiting for data copied from another city: not shortened by more cards
-    # The cost rows hold the billed hours until multiplied by the rate.
-    billed = billed_hours(hours, granularity_hours, min_billed_hours, out=out[_BILLED + 1 :])
-    out[_BILLED] = billed[1]
-    billed *= hourly_rate
+EVERY_CELL = Figure.TRAFFIC_CNY + 1
 
 
 def unknown_hours() -> np.errstate:
@@ -76,9 +57,14 @@ def unknown_hours() -> np.errstate:
     return np.errstate(over="ignore", invalid="ignore")
 
 
-# Rows ``HOURS_LOW`` to ``COST_HIGH`` of ``Figure``, as ``_bill_cells`` fills them: the billed hours' row.
-_BILLED = Figure.BILLED_HOURS - Figure.HOURS_LOW
-_BILLED_ROWS = slice(Figure.HOURS_LOW, Figure.COST_HIGH + 1)
+def _hours(
+    one_card_hours: FloatArray, speedups: FloatArray, extra_hours: FloatArray | None, *, out: FloatArray
+) -> None:
+    """Wall-clock hours into ``out``: the one-card hours over the speed-up, plus the wait for data
+    copied from another city (not shortened by more cards)."""
+    np.divide(one_card_hours, speedups, out=out)
+    if extra_hours is not None:
+        out += extra_hours
 
 
 def bill(
@@ -88,58 +74,113 @@ def bill(
     speedups: GatheredSpeedups,
     extra_hours: FloatArray | None,
 ) -> FloatArray:
-    """Every figure of every cell the layout bills, ``(Figure, cells)`` (``_layout``): the dense counts'
-    whole rows billed row by row, then the few needed cells of the other counts one by one."""
-    figures = np.empty((len(Figure), layout.cells.size))
+    """The figures every cell the layout bills needs, ``(EVERY_CELL, cells)`` (``_layout``): the dense
+    counts' whole rows billed row by row, then the few needed cells of the other counts one by one."""
+    figures = np.empty((EVERY_CELL, layout.cells.size))
     figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
     figures[Figure.STORAGE_CNY :] = 0.0  # the data fees, added by ``add_data_fees`` with a data set
-    dense_cells = layout.dense * tables.size
-    dense_shape = (layout.dense, tables.size)
-    _bill_cells(
-        figures[_BILLED_ROWS, :dense_cells].reshape(_BILLED_ROWS.stop - _BILLED_ROWS.start, *dense_shape),
-        one_card_hours[:, None, :],
-        speedups.dense,
-        extra_hours,
-        (
-            tables.granularity_hours,
-            tables.min_billed_hours,
-            figures[Figure.HOURLY_RATE_CNY, :dense_cells].reshape(dense_shape),
-        ),
+    hours, billed, cost = (
+        figures[Figure.HOURS_EXPECTED],
+        figures[Figure.BILLED_HOURS],
+        figures[Figure.COST_EXPECTED],
     )
-    if dense_cells < layout.cells.size:
-        sparse_offer = layout.cell_offer[dense_cells:]
-        _bill_cells(
-            figures[_BILLED_ROWS, dense_cells:],
-            one_card_hours.take(sparse_offer, axis=1),
-            speedups.sparse,
-            None if extra_hours is None else extra_hours.take(sparse_offer),
-            (layout.sparse_terms[0], layout.sparse_terms[1], layout.sparse_terms[2]),
-        )
+    rate = figures[Figure.HOURLY_RATE_CNY]
+    dense = slice(None, layout.dense * tables.size)
+    dense_shape = (layout.dense, tables.size)
+    dense_hours = hours[dense].reshape(dense_shape)
+    _hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
+    billed_hours(
+        dense_hours,
+        tables.granularity_hours,
+        tables.min_billed_hours,
+        out=billed[dense].reshape(dense_shape),
+    )
+    sparse = slice(dense.stop, None)
+    if dense.stop < layout.cells.size:
+        offers = layout.cell_offer[sparse]
+        extra = None if extra_hours is None else extra_hours.take(offers)
+        _hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
+        billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=billed[sparse])
+    np.multiply(billed, rate, out=cost)
     return figures
 
 
 def add_data_fees(
-    figures: FloatArray,
-    tables: OfferTables,
-    cell_offer: IntArray,
-    remote: BoolArray,
-    dataset_gb: float | None,
+    figures: FloatArray, cell_offer: IntArray, fees: tuple[FloatArray, FloatArray] | None
 ) -> None:
-    """Storage over each bound's hours and the copy's traffic, added to the cost bounds (``_locality``);
-    ``cell_offer``: the row of each cell of ``figures``."""
-    if not dataset_gb:
+    """Storage over the expected hours and the copy's traffic, added to the expected cost;
+    ``cell_offer``: the row of each cell of ``figures``; ``fees``: ``DataFees.per_offer``."""
+    if fees is None:
         return
-    storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
-    traffic = (dataset_gb * traffic_per_gb).take(cell_offer)
-    storage_per_hour = (dataset_gb * storage_per_gb_hour).take(cell_offer)
-    figures[Figure.TRAFFIC_CNY] = traffic
+    storage_per_hour, traffic = fees
+    figures[Figure.TRAFFIC_CNY] = traffic.take(cell_offer)
     with unknown_hours():
-        for hours_row, cost_row in (
-            (Figure.HOURS_LOW, Figure.COST_LOW),
-            (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
-            (Figure.HOURS_HIGH, Figure.COST_HIGH),
-        ):
-            storage = storage_per_hour * figures[hours_row]
-            if cost_row == Figure.COST_EXPECTED:
-                figures[Figure.STORAGE_CNY] = storage
-            figures[cost_row] += storage + traffic
+        storage = storage_per_hour.take(cell_offer) * figures[Figure.HOURS_EXPECTED]
+        figures[Figure.STORAGE_CNY] = storage
+        figures[Figure.COST_EXPECTED] += storage + figures[Figure.TRAFFIC_CNY]
+
+
+def fees_per_offer(
+    tables: OfferTables, remote: BoolArray, dataset_gb: float | None
+) -> tuple[FloatArray, FloatArray] | None:
+    """Per offer: a data set's storage CNY per hour and its copy's traffic CNY (``_locality``); None
+    without a data set."""
+    if not dataset_gb:
+        return None
+    storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
+    return dataset_gb * storage_per_gb_hour, dataset_gb * traffic_per_gb
+
+
+@dataclass(frozen=True, slots=True)
+class BoundTerms:
+    """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
+
+    one_card_hours: FloatArray  # (3, offers) low / expected / high
+    cards: FloatArray  # (counts,)
+    speedup_low: FloatArray  # (counts, columns)
+    speedup_high: FloatArray
+    machine_code: IntArray  # (offers,) column of the speed-up tables
+    extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
+    fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
+    plans_expanded: bool | None  # the layout's ``PlanCells`` lay every combination out; None: no plans
+
+
+def bounds_at(
+    tables: OfferTables, terms: BoundTerms, figures: FloatArray, columns: IntArray, offers: IntArray
+) -> FloatArray:
+    """``(Figure, cells)``: every figure of the cells of ``offers`` at count columns ``columns``, with
+    ``figures`` (theirs, ``(EVERY_CELL, cells)``) and the low and high bounds billed here as ``bill``,
+    the combined plans' pricing and ``add_data_fees`` would bill them: element by element, the same
+    arithmetic, so the same floats."""
+    result = np.empty((len(Figure), offers.size))
+    result[:EVERY_CELL] = figures
+    speedup_at = columns * terms.speedup_low.shape[1] + terms.machine_code.take(offers)
+    extra = None if terms.extra_hours is None else terms.extra_hours.take(offers)
+    one_card_hours = terms.one_card_hours.take(offers, axis=1)
+    hours = result[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]
+    # The fewest hours divide by the highest speed-up, the most by the lowest.
+    _hours(
+        one_card_hours[::2],
+        np.stack((terms.speedup_high.take(speedup_at), terms.speedup_low.take(speedup_at))),
+        extra,
+        out=hours,
+    )
+    cost = result[Figure.COST_LOW : Figure.COST_HIGH + 1]
+    billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
+    cost *= figures[Figure.HOURLY_RATE_CNY]
+    plan = offers >= tables.offer_count
+    if terms.plans_expanded is not None and plan.any():
+        # Combined plans: the cheapest combination for each bound's hours (``price_plans``).
+        plan_at = np.tile(offers[plan] - tables.offer_count, 2)
+        plan_terms = cell_terms(
+            tables.plan_arrays,
+            plan_at,
+            np.tile(terms.cards.take(columns[plan]), 2),
+            expanded=terms.plans_expanded,
+        )
+        cost[:, plan] = plan_costs(tables.plan_arrays, plan_terms, hours[:, plan].ravel()).reshape(2, -1)
+    if terms.fees is not None:
+        storage_per_hour, traffic = terms.fees
+        with unknown_hours():
+            cost += storage_per_hour.take(offers) * hours + traffic.take(offers)
+    return result

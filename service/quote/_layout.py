@@ -48,16 +48,16 @@ _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
 _LAYOUTS_KEPT = 16  # request shapes whose layout is kept per snapshot
 _SPEEDUPS_KEPT = 8  # speed-up curves whose gathered speed-ups are kept per layout
-_PRICED_BOUNDS = 3  # low / expected / high: each priced for a combined plan
 
 
 @dataclass(frozen=True, slots=True)
 class GatheredSpeedups:
-    """One curve's speed-ups per cell, high / expected / low (the order the hours bounds divide by)."""
+    """One curve's expected speed-up per cell (the low and high ones are gathered for the returned
+    quotes alone, ``_figures.bounds_at``)."""
 
     scaling: ScalingColumns
-    dense: FloatArray  # (3, dense counts, rows)
-    sparse: FloatArray  # (3, sparse cells)
+    dense: FloatArray  # (dense counts, rows)
+    sparse: FloatArray  # (sparse cells,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,7 @@ class Layout:
     sparse_speedup_at: (
         IntArray  # (sparse cells,) the cells past ``dense`` in a (counts, speed-up columns) table
     )
-    sparse_terms: FloatArray  # (3, sparse cells): granularity hours, minimum billed hours, hourly rate
+    sparse_terms: FloatArray  # (2, sparse cells): granularity hours, minimum billed hours
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
     speedups: dict[Hashable, GatheredSpeedups] = field(
         default_factory=dict, init=False, compare=False, repr=False
@@ -92,11 +92,11 @@ class Layout:
             if len(self.speedups) >= _SPEEDUPS_KEPT:
                 self.speedups.clear()
             scaling = scaling_at(self.counts)
-            table = np.stack((scaling.high, scaling.expected, scaling.low))
+            table = scaling.expected
             found = GatheredSpeedups(
                 scaling=scaling,
-                dense=_frozen(np.take(table[:, : self.dense], scaling.code, axis=2)),
-                sparse=_frozen(table.reshape(3, -1).take(self.sparse_speedup_at, axis=1)),
+                dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
+                sparse=_frozen(table.take(self.sparse_speedup_at)),
             )
             self.speedups[key] = found
         return found
@@ -174,7 +174,6 @@ def build_layout(
     )
     cell_count, cell_offer = np.divmod(cells, tables.size)
     sparse = slice(dense * tables.size, None)
-    cell_rate = units_rate[1].ravel()[cells]
     return Layout(
         counts=counts,
         cards=_frozen(cards),
@@ -183,7 +182,7 @@ def build_layout(
         cell_offer=_frozen(cell_offer),
         cell_cards=_frozen(cards[cell_count]),
         requested=_frozen(requested.ravel()[cells]),
-        units_rate=_frozen(np.stack((units_rate[0].ravel()[cells], cell_rate))),
+        units_rate=_frozen(units_rate.reshape(2, -1)[:, cells]),
         supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
         dense=dense,
         sparse_speedup_at=_frozen(
@@ -194,11 +193,10 @@ def build_layout(
                 (
                     tables.granularity_hours[cell_offer[sparse]],
                     tables.min_billed_hours[cell_offer[sparse]],
-                    cell_rate[sparse],
                 )
             )
         ),
-        plans=plan_cells(tables, needed, cards, cells, _PRICED_BOUNDS) if tables.plans else None,
+        plans=plan_cells(tables, needed, cards, cells) if tables.plans else None,
     )
 
 

@@ -68,7 +68,7 @@ _FIGURE_ROWS = np.array(
         Figure.HOURLY_RATE_CNY,
         Figure.UNITS,
     ]
-)[:, np.newaxis]
+)
 _FIGURE = 3
 _HOURS_LOW, _COST_LOW, _HOURS_EXPECTED, _HOURS_HIGH, _COST_EXPECTED, _COST_HIGH = range(_FIGURE, _FIGURE + 6)
 _BILLED_HOURS, _HOURLY_RATE, _UNITS = range(_FIGURE + 6, _FIGURE + 9)
@@ -93,7 +93,7 @@ def gather_figures(
     # response gathers a dozen candidates, where each array call's overhead, not the arithmetic, is the
     # cost. The value row is left out without a time value.
     raw = np.empty((_EFFECTIVE + (1 if time_value_cny_per_hour is None else 2), rows.size))
-    raw[_FIGURE:_EFFECTIVE] = evaluation.figures[_FIGURE_ROWS, evaluation.cell_at(counts, rows)]
+    raw[_FIGURE:_EFFECTIVE] = evaluation.figures_at(tables, counts, rows)[_FIGURE_ROWS]
     speedup_at = counts * evaluation.speedup_low.shape[1] + evaluation.machine_code[rows]
     evaluation.speedup_low.take(speedup_at, out=raw[_SPEEDUP])
     evaluation.speedup_expected.take(speedup_at, out=raw[_SPEEDUP + 1])
