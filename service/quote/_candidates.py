@@ -66,9 +66,11 @@ class PricedPlans:
     """The combined plans' cells a response can read, as indices of a layout's billed cells
     (``_layout``), and what pricing them needs (``plan_cells``): the same for every request of one layout."""
 
-    at: IntArray  # (plan cells,)
+    at: IntArray  # (plan cells,) ascending
     parts_at: IntArray  # (plan cells, 4): the products each plan combines, at the same count
-    terms: PlanCells  # the cells' pricing terms
+    offers: IntArray  # (plan cells,) their rows
+    speedup_at: IntArray  # (plan cells,) their flat positions in a (counts, speed-up columns) table
+    terms: PlanCells  # the cells once per priced bound, bound by bound (low, expected, high)
 
 
 def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray) -> PricedPlans:
@@ -76,25 +78,36 @@ def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, cells:
     positions of the billed cells (ascending), which hold every needed one."""
     count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
     row_base = count_at * tables.size
+    offers = tables.offer_count + plan_at
     return PricedPlans(
-        at=np.searchsorted(cells, row_base + tables.offer_count + plan_at),
+        at=np.searchsorted(cells, row_base + offers),
         parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
-        terms=cell_terms(tables.plan_arrays, plan_at, cards[count_at]),
+        offers=offers,
+        speedup_at=count_at * len(tables.scaling_keys) + tables.scaling_code[offers],
+        terms=cell_terms(tables.plan_arrays, np.tile(plan_at, 3), np.tile(cards[count_at], 3)),
     )
 
 
 def price_plans(
-    tables: OfferTables, figures: FloatArray, plans: PricedPlans, hours: int, cost: int
-) -> BoolArray:
-    """Price the plan cells' expected cost (row ``cost`` of ``figures``) from their expected hours (row
-    ``hours``) in place; ``(plan cells,)``: whether each plan is cheaper (to the fen) than every product
-    it combines on its own. The low and high bounds are priced for the returned quotes alone
-    (``_figures.bounds_at``)."""
-    plan_cost = plan_costs(tables.plan_arrays, plans.terms, figures[hours].take(plans.at))
-    figures[cost, plans.at] = plan_cost
-    alone = figures[cost].take(plans.parts_at).min(axis=1)
-    keep: BoolArray = cents_array(plan_cost) < cents_array(alone)
-    return keep
+    tables: OfferTables,
+    figures: FloatArray,
+    plans: PricedPlans,
+    bound_hours: FloatArray,
+    rows: tuple[int, int],
+) -> tuple[BoolArray, FloatArray]:
+    """Price the plan cells at each bound's hours: the expected ones from row ``rows[0]`` of ``figures``
+    into its cost row ``rows[1]``, in place, the low and high ones from ``bound_hours`` (``(2, plan
+    cells)``). Returns whether each plan is cheaper (to the fen, expected) than every product it combines
+    on its own, and the low and high costs (``(2, plan cells)``, for the returned quotes)."""
+    hours_row, cost_row = rows
+    hours = np.empty((3, plans.at.size))
+    hours[::2] = bound_hours
+    figures[hours_row].take(plans.at, out=hours[1])
+    costs = plan_costs(tables.plan_arrays, plans.terms, hours.ravel()).reshape(hours.shape)
+    figures[cost_row, plans.at] = costs[1]
+    alone = figures[cost_row].take(plans.parts_at).min(axis=1)
+    keep: BoolArray = cents_array(costs[1]) < cents_array(alone)
+    return keep, costs[::2]
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,15 @@ from schemas.quote import Excluded
 from service.quote._billing import KIND_CODES
 from service.quote._candidates import plan_candidates, price_plans, serving_candidates
 from service.quote._deadline import fewest_meeting_deadline
-from service.quote._figures import BoundTerms, Figure, add_data_fees, bill, bounds_at, fees_per_offer
+from service.quote._figures import (
+    BoundTerms,
+    Figure,
+    add_data_fees,
+    bill,
+    bound_hours,
+    bounds_at,
+    fees_per_offer,
+)
 from service.quote._judge import judge
 from service.quote._layout import Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, elsewhere
@@ -108,10 +116,13 @@ class Evaluation:
         """The cell of offer ``offer`` at count column ``column`` (a billed cell)."""
         return int(np.searchsorted(self.cells, column * self.one_card_hours.shape[1] + offer))
 
-    def figures_at(self, tables: OfferTables, columns: IntArray, offers: IntArray) -> FloatArray:
-        """``(Figure, cells)``: every figure of offers ``offers`` at count columns ``columns``."""
-        figures = self.figures.take(self.cell_at(columns, offers), axis=1)
-        return bounds_at(tables, self.bounds, figures, columns, offers)
+    def figures_at(
+        self, tables: OfferTables, columns: IntArray, offers: IntArray, speedups: FloatArray
+    ) -> FloatArray:
+        """``(Figure, cells)``: every figure of offers ``offers`` at count columns ``columns``, whose
+        speed-ups (high, then low) the caller gathered as ``speedups``."""
+        cells = self.cell_at(columns, offers)
+        return bounds_at(tables, self.bounds, self.figures.take(cells, axis=1), cells, offers, speedups)
 
     def offers_qualifying(self) -> BoolArray:
         """``(offers,)``: whether any count of the offer qualifies."""
@@ -226,6 +237,10 @@ def _batch_layout(
     )
 
 
+_NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
+_NO_COSTS: FloatArray = np.empty((2, 0))
+
+
 def evaluate(
     tables: OfferTables,
     resolved: ResolvedRequest,
@@ -283,12 +298,21 @@ def evaluate(
         extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
     figures = bill(tables, layout, one_card_hours, speedups, extra_hours)
     requested = layout.requested
+    plan_cells, plan_costs = _NO_CELLS, _NO_COSTS
     if layout.plans is not None:
-        # Combined plans: the cheapest combination of packages and card-hours for the expected hours,
+        # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
         # quoted only where it beats every product it combines on its own.
-        keep = price_plans(tables, figures, layout.plans, Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
+        plans = layout.plans
+        keep, plan_costs = price_plans(
+            tables,
+            figures,
+            plans,
+            bound_hours(one_card_hours, plans.offers, speedups.plans, extra_hours),
+            (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
+        )
+        plan_cells = plans.at
         requested = requested.copy()
-        requested[layout.plans.at] &= keep
+        requested[plans.at] &= keep
     fees = fees_per_offer(tables, remote, workload.dataset_gb)
     add_data_fees(figures, layout.cell_offer, fees)
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
@@ -325,13 +349,10 @@ def evaluate(
         excluded=excluded,
         bounds=BoundTerms(
             one_card_hours=one_card_hours,
-            cards=layout.cards,
-            speedup_low=scaling.low,
-            speedup_high=scaling.high,
-            machine_code=scaling.code,
             extra_hours=extra_hours,
             fees=fees,
-            plans_expanded=None if layout.plans is None else layout.plans.terms.expanded is not None,
+            plan_cells=plan_cells,
+            plan_costs=plan_costs,
         ),
         scaling=scaling,
         remote=remote,

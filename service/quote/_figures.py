@@ -21,10 +21,19 @@ import numpy.typing as npt
 from service.quote._billing import billed_hours
 from service.quote._layout import GatheredSpeedups, Layout
 from service.quote._locality import data_fees
-from service.quote._plan_pricing import cell_terms, plan_costs
 from service.quote._tables import OfferTables
 
-__all__ = ["EVERY_CELL", "BoundTerms", "Figure", "add_data_fees", "bill", "bounds_at", "unknown_hours"]
+__all__ = [
+    "EVERY_CELL",
+    "BoundTerms",
+    "Figure",
+    "add_data_fees",
+    "bill",
+    "bound_hours",
+    "bounds_at",
+    "fees_per_offer",
+    "unknown_hours",
+]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -131,54 +140,56 @@ def fees_per_offer(
     return dataset_gb * storage_per_gb_hour, dataset_gb * traffic_per_gb
 
 
+def bound_hours(
+    one_card_hours: FloatArray,
+    offers: IntArray,
+    speedups: FloatArray,
+    extra_hours: FloatArray | None,
+    out: FloatArray | None = None,
+) -> FloatArray:
+    """``(2, cells)``: the low and high hours of the cells of ``offers`` (``speedups``: theirs, high then
+    low: the fewest hours divide by the highest speed-up, the most by the lowest), as ``bill`` works out
+    the expected ones; into ``out`` when given."""
+    hours = np.empty(speedups.shape) if out is None else out
+    extra = None if extra_hours is None else extra_hours.take(offers)
+    _hours(one_card_hours[::2].take(offers, axis=1), speedups, extra, out=hours)
+    return hours
+
+
 @dataclass(frozen=True, slots=True)
 class BoundTerms:
     """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
 
     one_card_hours: FloatArray  # (3, offers) low / expected / high
-    cards: FloatArray  # (counts,)
-    speedup_low: FloatArray  # (counts, columns)
-    speedup_high: FloatArray
-    machine_code: IntArray  # (offers,) column of the speed-up tables
     extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
     fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
-    plans_expanded: bool | None  # the layout's ``PlanCells`` lay every combination out; None: no plans
+    plan_cells: IntArray  # (plan cells,) the combined plans' cells priced, ascending
+    plan_costs: FloatArray  # (2, plan cells) their low and high costs (``_candidates.price_plans``)
 
 
 def bounds_at(
-    tables: OfferTables, terms: BoundTerms, figures: FloatArray, columns: IntArray, offers: IntArray
+    tables: OfferTables,
+    terms: BoundTerms,
+    figures: FloatArray,
+    cells: IntArray,
+    offers: IntArray,
+    speedups: FloatArray,
 ) -> FloatArray:
-    """``(Figure, cells)``: every figure of the cells of ``offers`` at count columns ``columns``, with
-    ``figures`` (theirs, ``(EVERY_CELL, cells)``) and the low and high bounds billed here as ``bill``,
-    the combined plans' pricing and ``add_data_fees`` would bill them: element by element, the same
-    arithmetic, so the same floats."""
-    result = np.empty((len(Figure), offers.size))
+    """``(Figure, cells)``: every figure of some billed ``cells`` (of ``offers``), with ``figures`` (theirs,
+    ``(EVERY_CELL, cells)``) and ``speedups`` (theirs, high then low) given; the low and high bounds are
+    billed here as ``bill``, the combined plans' pricing and ``add_data_fees`` bill the expected one:
+    element by element, the same arithmetic, so the same floats."""
+    result = np.empty((len(Figure), cells.size))
     result[:EVERY_CELL] = figures
-    speedup_at = columns * terms.speedup_low.shape[1] + terms.machine_code.take(offers)
-    extra = None if terms.extra_hours is None else terms.extra_hours.take(offers)
-    one_card_hours = terms.one_card_hours.take(offers, axis=1)
     hours = result[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]
-    # The fewest hours divide by the highest speed-up, the most by the lowest.
-    _hours(
-        one_card_hours[::2],
-        np.stack((terms.speedup_high.take(speedup_at), terms.speedup_low.take(speedup_at))),
-        extra,
-        out=hours,
-    )
+    bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours)
     cost = result[Figure.COST_LOW : Figure.COST_HIGH + 1]
     billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
     cost *= figures[Figure.HOURLY_RATE_CNY]
-    plan = offers >= tables.offer_count
-    if terms.plans_expanded is not None and plan.any():
-        # Combined plans: the cheapest combination for each bound's hours (``price_plans``).
-        plan_at = np.tile(offers[plan] - tables.offer_count, 2)
-        plan_terms = cell_terms(
-            tables.plan_arrays,
-            plan_at,
-            np.tile(terms.cards.take(columns[plan]), 2),
-            expanded=terms.plans_expanded,
-        )
-        cost[:, plan] = plan_costs(tables.plan_arrays, plan_terms, hours[:, plan].ravel()).reshape(2, -1)
+    plan = [at for at, offer in enumerate(offers.tolist()) if offer >= tables.offer_count]
+    if plan:
+        # Combined plans: the cheapest combination for each bound's hours, priced with the others.
+        cost[:, plan] = terms.plan_costs[:, np.searchsorted(terms.plan_cells, cells[plan])]
     if terms.fees is not None:
         storage_per_hour, traffic = terms.fees
         with unknown_hours():

@@ -52,12 +52,14 @@ _SPEEDUPS_KEPT = 8  # speed-up curves whose gathered speed-ups are kept per layo
 
 @dataclass(frozen=True, slots=True)
 class GatheredSpeedups:
-    """One curve's expected speed-up per cell (the low and high ones are gathered for the returned
-    quotes alone, ``_figures.bounds_at``)."""
+    """One curve's expected speed-up per cell, and the high and low ones of the combined plans' cells
+    (priced at every bound); the others' high and low ones are gathered for the returned quotes alone
+    (``_figures.bounds_at``)."""
 
     scaling: ScalingColumns
     dense: FloatArray  # (dense counts, rows)
     sparse: FloatArray  # (sparse cells,)
+    plans: FloatArray  # (2, plan cells): high, then low (``_figures.bound_hours``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +99,13 @@ class Layout:
                 scaling=scaling,
                 dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
                 sparse=_frozen(table.take(self.sparse_speedup_at)),
+                plans=_frozen(
+                    np.empty((2, 0))
+                    if self.plans is None
+                    else np.stack(
+                        (scaling.high.take(self.plans.speedup_at), scaling.low.take(self.plans.speedup_at))
+                    )
+                ),
             )
             self.speedups[key] = found
         return found

@@ -78,11 +78,11 @@ _EXPANDED_PER_CELL = 4
 
 
 def _expanded(
-    arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, first: IntArray, expanded: bool | None
+    arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, first: IntArray
 ) -> _Expanded | None:
     pairs = np.diff(np.append(arrays.starts, arrays.pair_plan.size))[cell_plan]
     total = int(pairs.sum())
-    if not (total <= _EXPANDED_PER_CELL * cell_plan.size if expanded is None else expanded):
+    if total > _EXPANDED_PER_CELL * cell_plan.size:
         return None
     cell_of = np.repeat(np.arange(cell_plan.size), pairs)
     cell_starts = np.cumsum(pairs) - pairs
@@ -97,12 +97,8 @@ def _expanded(
     )
 
 
-def cell_terms(
-    arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, *, expanded: bool | None = None
-) -> PlanCells:
-    """``PlanCells`` for the cells of plans ``cell_plan`` at ``cell_cards`` cards; ``expanded`` says
-    whether every combination is laid out (``PlanCells.expanded``; None: when they are few), so some
-    cells of a larger set are priced the way the whole set is."""
+def cell_terms(arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray) -> PlanCells:
+    """``PlanCells`` for the cells of plans ``cell_plan`` at ``cell_cards`` cards."""
     first: IntArray = arrays.starts[cell_plan]
     return PlanCells(
         index=np.arange(cell_cards.size),
@@ -111,7 +107,7 @@ def cell_terms(
         units=np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan]),
         key_base=cell_plan * np.float64(PAIR_KEY_SPAN),
         cover_base=first + cell_plan,
-        expanded=_expanded(arrays, cell_plan, cell_cards, first, expanded),
+        expanded=_expanded(arrays, cell_plan, cell_cards, first),
     )
 
 

@@ -56,6 +56,7 @@ class QuoteFigures(msgspec.Struct, frozen=True, gc=False):
 # Rows of the gathered figures: the three speed-ups, the evaluation's figures a quote shows (ordered so
 # the ones also kept unrounded are together, ``_KEPT``), then the two derived ones.
 _SPEEDUP = 0
+_HIGH_LOW_SPEEDUPS = [_SPEEDUP + 2, _SPEEDUP]  # the order the low and high hours divide by
 _FIGURE_ROWS = np.array(
     [
         Figure.HOURS_LOW,
@@ -93,11 +94,12 @@ def gather_figures(
     # response gathers a dozen candidates, where each array call's overhead, not the arithmetic, is the
     # cost. The value row is left out without a time value.
     raw = np.empty((_EFFECTIVE + (1 if time_value_cny_per_hour is None else 2), rows.size))
-    raw[_FIGURE:_EFFECTIVE] = evaluation.figures_at(tables, counts, rows)[_FIGURE_ROWS]
     speedup_at = counts * evaluation.speedup_low.shape[1] + evaluation.machine_code[rows]
     evaluation.speedup_low.take(speedup_at, out=raw[_SPEEDUP])
     evaluation.speedup_expected.take(speedup_at, out=raw[_SPEEDUP + 1])
     evaluation.speedup_high.take(speedup_at, out=raw[_SPEEDUP + 2])
+    figures = evaluation.figures_at(tables, counts, rows, raw[_HIGH_LOW_SPEEDUPS])
+    raw[_FIGURE:_EFFECTIVE] = figures[_FIGURE_ROWS]
     hours, cost = raw[_HOURS_EXPECTED], raw[_COST_EXPECTED]
     cards = np.array([evaluation.counts[column] for column in columns], dtype=np.float64)
     np.divide(cost, cards * hours, out=raw[_EFFECTIVE])
