@@ -89,25 +89,15 @@ def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, cells:
 
 
 def price_plans(
-    tables: OfferTables,
-    figures: FloatArray,
-    plans: PricedPlans,
-    bound_hours: FloatArray,
-    rows: tuple[int, int],
+    tables: OfferTables, plans: PricedPlans, hours: FloatArray, expected_cost: FloatArray
 ) -> tuple[BoolArray, FloatArray]:
-    """Price the plan cells at each bound's hours: the expected ones from row ``rows[0]`` of ``figures``
-    into its cost row ``rows[1]``, in place, the low and high ones from ``bound_hours`` (``(2, plan
-    cells)``). Returns whether each plan is cheaper (to the fen, expected) than every product it combines
-    on its own, and the low and high costs (``(2, plan cells)``, for the returned quotes)."""
-    hours_row, cost_row = rows
-    hours = np.empty((3, plans.at.size))
-    hours[::2] = bound_hours
-    figures[hours_row].take(plans.at, out=hours[1])
+    """The plan cells' costs at each bound's ``hours`` (``(3, plan cells)``: low / expected / high), and
+    whether each plan is cheaper (to the fen, expected) than every product it combines on its own
+    (``expected_cost``: every billed cell's)."""
     costs = plan_costs(tables.plan_arrays, plans.terms, hours.ravel()).reshape(hours.shape)
-    figures[cost_row, plans.at] = costs[1]
-    alone = figures[cost_row].take(plans.parts_at).min(axis=1)
+    alone = expected_cost.take(plans.parts_at).min(axis=1)
     keep: BoolArray = cents_array(costs[1]) < cents_array(alone)
-    return keep, costs[::2]
+    return keep, costs
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,18 +38,18 @@ import numpy.typing as npt
 
 from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded
-from service.quote._billing import KIND_CODES
-from service.quote._candidates import plan_candidates, price_plans, serving_candidates
+from service.quote._candidates import plan_candidates, serving_candidates
 from service.quote._deadline import fewest_meeting_deadline
 from service.quote._figures import (
     BoundTerms,
     Figure,
     add_data_fees,
     bill,
-    bound_hours,
     bounds_at,
     fees_per_offer,
+    price_plan_cells,
 )
+from service.quote._filters import filter_mask
 from service.quote._judge import judge
 from service.quote._layout import Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, elsewhere
@@ -82,7 +82,8 @@ class Evaluation:
     min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
     stale: BoolArray  # (offers,)
     matching: BoolArray  # (offers,)
-    figures: FloatArray  # (EVERY_CELL, cells): the figures every cell needs (``figures_at``: all)
+    # (Figure, cells): the low and high bounds' rows only where billed up front (``figures_at``: all)
+    figures: FloatArray
     machine_code: IntArray  # (offers,) column of the speed-up tables: its machine size and interconnect
     speedup_low: FloatArray  # (counts, columns), gathered per offer by ``machine_code``
     speedup_expected: FloatArray
@@ -109,7 +110,10 @@ class Evaluation:
 
     def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:
         """The cells of offers ``offers`` at count columns ``columns`` (each a billed cell)."""
-        at: IntArray = np.searchsorted(self.cells, columns * self.one_card_hours.shape[1] + offers)
+        positions: IntArray = columns * self.one_card_hours.shape[1] + offers
+        if self.cells.size == len(self.counts) * self.one_card_hours.shape[1]:
+            return positions  # every cell billed
+        at: IntArray = np.searchsorted(self.cells, positions)
         return at
 
     def cell(self, column: int, offer: int) -> int:
@@ -117,12 +121,18 @@ class Evaluation:
         return int(np.searchsorted(self.cells, column * self.one_card_hours.shape[1] + offer))
 
     def figures_at(
-        self, tables: OfferTables, columns: IntArray, offers: IntArray, speedups: FloatArray
+        self,
+        tables: OfferTables,
+        columns: IntArray,
+        offers: IntArray,
+        speedups: tuple[FloatArray, FloatArray],
     ) -> FloatArray:
         """``(Figure, cells)``: every figure of offers ``offers`` at count columns ``columns``, whose
-        speed-ups (high, then low) the caller gathered as ``speedups``."""
+        high and low speed-ups the caller gathered as ``speedups``."""
         cells = self.cell_at(columns, offers)
-        return bounds_at(tables, self.bounds, self.figures.take(cells, axis=1), cells, offers, speedups)
+        figures: FloatArray = self.figures.take(cells, axis=1)
+        bounds_at(tables, self.bounds, figures, cells, offers, speedups)
+        return figures
 
     def offers_qualifying(self) -> BoolArray:
         """``(offers,)``: whether any count of the offer qualifies."""
@@ -139,29 +149,6 @@ class Evaluation:
     def cost_expected(self) -> FloatArray:
         cost: FloatArray = self.figures[Figure.COST_EXPECTED]
         return cost
-
-
-def _lookup(names: tuple[str, ...], chosen: frozenset[str] | None) -> npt.NDArray[np.bool_]:
-    return np.array([chosen is None or name in chosen for name in names], dtype=np.bool_)
-
-
-def _filter_mask(tables: OfferTables, resolved: ResolvedRequest, mask: BoolArray) -> BoolArray:
-    """``mask`` (the offers whose hours are known) within the request's filters."""
-    if resolved.gpus is not None:
-        mask &= _lookup(tables.gpu_names, resolved.gpus)[tables.gpu_code]
-    if resolved.regions is not None:
-        mask &= _lookup(tables.region_names, resolved.regions)[tables.region_code]
-    if resolved.cities is not None:
-        mask &= _lookup(tables.city_names, resolved.cities)[tables.city_code]
-    if resolved.vendors is not None:
-        mask &= _lookup(tables.vendor_names, resolved.vendors)[tables.vendor_code]
-    if resolved.pricing is not None:
-        kinds = np.array([kind in resolved.pricing for kind in (*KIND_CODES, "mixed")], dtype=np.bool_)
-        mask &= kinds[tables.kind_code]
-    minimum_memory = resolved.request.min_gpu_memory_gb
-    if minimum_memory is not None:
-        mask &= tables.gpu_memory_gb >= minimum_memory
-    return mask
 
 
 def _conversion(
@@ -257,7 +244,7 @@ def evaluate(
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
     one_card_hours: FloatArray = resolved.job_hours / fastest_first
     finite = np.isfinite(one_card_hours)
-    matching = _filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
+    matching = filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
     if resolved.memory_needed_gb is None:
         fewest_cards = np.ones(tables.size)
@@ -302,19 +289,14 @@ def evaluate(
     if layout.plans is not None:
         # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
         # quoted only where it beats every product it combines on its own.
-        plans = layout.plans
-        keep, plan_costs = price_plans(
-            tables,
-            figures,
-            plans,
-            bound_hours(one_card_hours, plans.offers, speedups.plans, extra_hours),
-            (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
+        plan_cells = layout.plans.at
+        keep, plan_costs = price_plan_cells(
+            tables, layout.plans, figures, speedups, (one_card_hours, extra_hours)
         )
-        plan_cells = plans.at
         requested = requested.copy()
-        requested[plans.at] &= keep
+        requested[plan_cells] &= keep
     fees = fees_per_offer(tables, remote, workload.dataset_gb)
-    add_data_fees(figures, layout.cell_offer, fees)
+    add_data_fees(figures, layout.cell_offer, fees, every_bound=layout.bounds_up_front)
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
     cell_offer = layout.cell_offer
@@ -348,6 +330,7 @@ def evaluate(
         used_stale=used_stale,
         excluded=excluded,
         bounds=BoundTerms(
+            billed=layout.bounds_up_front,
             one_card_hours=one_card_hours,
             extra_hours=extra_hours,
             fees=fees,

@@ -1,13 +1,17 @@
 """The figures of every candidate an evaluation bills: what ``Figure`` rows hold and how they are filled.
 
-``bill`` lays out the figures every billed cell needs (``Figure`` rows up to ``EVERY_CELL``: what the
-deadline, the budget, the ranking and the single-card comparison read) as one ``(rows, cells)`` block
-over the cells the layout bills (``_layout``: the dense counts' whole rows, then the needed cells of the
-others): the units and hourly rate copied from the layout, the expected hours divided from the one-card
-hours by the expected speed-up, billed by the one rule in ``_billing``, and the data fees zero until
-``add_data_fees`` adds a data set's storage and traffic (``_locality``). The low and high bounds only a
-returned quote shows are billed for its cells alone (``bounds_at``), by the same arithmetic, so a
-request's work follows the cells a response can read, not the (counts × rows) grid.
+``bill`` lays the figures out as one ``(Figure, cells)`` block over the cells the layout bills
+(``_layout``: the dense counts' whole rows, then the needed cells of the others): the units and hourly
+rate copied from the layout, each hours bound divided from the one-card hours by its speed-up, billed by
+the one rule in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and
+traffic (``_locality``).
+
+The deadline, the budget, the ranking, the combined plans' keep test and the single-card comparison
+read only the expected bound; the low and high bounds only a returned quote shows. So unless the layout
+bills them up front (``Layout.bounds_up_front``: a small table, where the numpy calls of billing a few
+cells cost more than the cells they skip), the bounds' rows are left unwritten and ``bounds_at`` bills
+them for the returned cells alone, element by element with the same arithmetic. A request's work thus
+follows the cells a response can read, not the (counts × rows) grid.
 """
 
 from __future__ import annotations
@@ -19,19 +23,19 @@ import numpy as np
 import numpy.typing as npt
 
 from service.quote._billing import billed_hours
+from service.quote._candidates import PricedPlans, price_plans
 from service.quote._layout import GatheredSpeedups, Layout
 from service.quote._locality import data_fees
 from service.quote._tables import OfferTables
 
 __all__ = [
-    "EVERY_CELL",
     "BoundTerms",
     "Figure",
     "add_data_fees",
     "bill",
-    "bound_hours",
     "bounds_at",
     "fees_per_offer",
+    "price_plan_cells",
     "unknown_hours",
 ]
 
@@ -41,23 +45,31 @@ IntArray = npt.NDArray[np.int64]
 
 
 class Figure(IntEnum):
-    """Rows of a cell's figures: those up to ``EVERY_CELL`` are billed for every cell
-    (``Evaluation.figures``), the low and high bounds for the returned ones (``bounds_at``)."""
+    """Rows of ``Evaluation.figures``, each one figure per billed cell (``Evaluation.cells``).
+
+    A range's bounds are consecutive rows, low first: a quote takes each range as one slice.
+    """
 
     UNITS = 0  # rented: cards, nodes, bundles or packages
     HOURLY_RATE_CNY = 1
-    HOURS_EXPECTED = 2  # wall-clock
-    BILLED_HOURS = 3  # of the expected hours
-    COST_EXPECTED = 4
-    STORAGE_CNY = 5  # of the expected cost: the data set stored over the expected hours (``_locality``)
-    TRAFFIC_CNY = 6  # of every cost bound: the data set copied in from another city
-    HOURS_LOW = 7  # on the high speed-up
-    HOURS_HIGH = 8  # on the low speed-up
-    COST_LOW = 9  # each bound billed on its own hours
-    COST_HIGH = 10
+    HOURS_LOW = 2  # wall-clock, on the high speed-up
+    HOURS_EXPECTED = 3
+    HOURS_HIGH = 4  # on the low speed-up
+    BILLED_HOURS = 5  # of the expected hours
+    COST_LOW = 6  # each bound billed on its own hours
+    COST_EXPECTED = 7
+    COST_HIGH = 8
+    STORAGE_CNY = 9  # of the expected cost: the data set stored over the expected hours (``_locality``)
+    TRAFFIC_CNY = 10  # of every cost bound: the data set copied in from another city
 
 
-EVERY_CELL = Figure.TRAFFIC_CNY + 1
+# Rows ``HOURS_LOW`` to ``COST_HIGH``, as ``_bill_cells`` fills them, and the low and high bounds alone.
+_BILLED = Figure.BILLED_HOURS - Figure.HOURS_LOW
+_BILLED_ROWS = slice(Figure.HOURS_LOW, Figure.COST_HIGH + 1)
+_HOURS_BOUNDS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1, 2)
+_COST_BOUNDS = slice(Figure.COST_LOW, Figure.COST_HIGH + 1, 2)
+_EVERY_HOURS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1)
+_EVERY_COST = slice(Figure.COST_LOW, Figure.COST_HIGH + 1)
 
 
 def unknown_hours() -> np.errstate:
@@ -76,6 +88,25 @@ def _hours(
         out += extra_hours
 
 
+def _bill_cells(
+    out: FloatArray,
+    one_card_hours: FloatArray,
+    speedups: FloatArray,
+    extra_hours: FloatArray | None,
+    terms: tuple[FloatArray, FloatArray, FloatArray],
+) -> None:
+    """Every bound's hours, the billed hours and the cost bounds of some cells into ``out``, rows
+    ``HOURS_LOW`` to ``COST_HIGH`` (``speedups``: high / expected / low, the order the hours bounds divide
+    by); ``terms``: the granularity, the minimum billed hours and the hourly rate."""
+    granularity_hours, min_billed_hours, hourly_rate = terms
+    hours = out[:_BILLED]
+    _hours(one_card_hours, speedups, extra_hours, out=hours)
+    # The cost rows hold the billed hours until multiplied by the rate.
+    billed = billed_hours(hours, granularity_hours, min_billed_hours, out=out[_BILLED + 1 :])
+    out[_BILLED] = billed[1]
+    billed *= hourly_rate
+
+
 def bill(
     tables: OfferTables,
     layout: Layout,
@@ -83,19 +114,25 @@ def bill(
     speedups: GatheredSpeedups,
     extra_hours: FloatArray | None,
 ) -> FloatArray:
-    """The figures every cell the layout bills needs, ``(EVERY_CELL, cells)`` (``_layout``): the dense
-    counts' whole rows billed row by row, then the few needed cells of the other counts one by one."""
-    figures = np.empty((EVERY_CELL, layout.cells.size))
+    """The figures of every cell the layout bills, ``(Figure, cells)`` (``_layout``): the dense counts'
+    whole rows billed row by row, then the few needed cells of the other counts one by one; the low and
+    high bounds only where the layout bills them up front (module docstring)."""
+    figures = np.empty((len(Figure), layout.cells.size))
     figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
     figures[Figure.STORAGE_CNY :] = 0.0  # the data fees, added by ``add_data_fees`` with a data set
-    hours, billed, cost = (
-        figures[Figure.HOURS_EXPECTED],
-        figures[Figure.BILLED_HOURS],
-        figures[Figure.COST_EXPECTED],
-    )
     rate = figures[Figure.HOURLY_RATE_CNY]
     dense = slice(None, layout.dense * tables.size)
     dense_shape = (layout.dense, tables.size)
+    if speedups.every_bound is not None:  # every count dense
+        _bill_cells(
+            figures[_BILLED_ROWS].reshape(_BILLED_ROWS.stop - _BILLED_ROWS.start, *dense_shape),
+            one_card_hours[:, None, :],
+            speedups.every_bound,
+            extra_hours,
+            (tables.granularity_hours, tables.min_billed_hours, rate.reshape(dense_shape)),
+        )
+        return figures
+    hours, billed = figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS]
     dense_hours = hours[dense].reshape(dense_shape)
     _hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
     billed_hours(
@@ -110,23 +147,64 @@ def bill(
         extra = None if extra_hours is None else extra_hours.take(offers)
         _hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
         billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=billed[sparse])
-    np.multiply(billed, rate, out=cost)
+    np.multiply(billed, rate, out=figures[Figure.COST_EXPECTED])
     return figures
 
 
+def price_plan_cells(
+    tables: OfferTables,
+    plans: PricedPlans,
+    figures: FloatArray,
+    speedups: GatheredSpeedups,
+    rows: tuple[FloatArray, FloatArray | None],
+) -> tuple[BoolArray, FloatArray]:
+    """The combined plans' cells priced at each bound's hours (``_candidates.price_plans``), their costs
+    written where ``figures`` bills them; ``rows``: the one-card hours and the copy's extra hours per
+    offer. Returns whether each plan is quoted and its low and high costs (``(2, plan cells)``)."""
+    one_card_hours, extra_hours = rows
+    expected_cost = figures[Figure.COST_EXPECTED]
+    if speedups.every_bound is not None:
+        keep, costs = price_plans(tables, plans, figures[_EVERY_HOURS].take(plans.at, axis=1), expected_cost)
+        figures[_EVERY_COST, plans.at] = costs
+    else:
+        hours = np.empty((3, plans.at.size))
+        high_low = (speedups.plans[0], speedups.plans[1])
+        _bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2])
+        figures[Figure.HOURS_EXPECTED].take(plans.at, out=hours[1])
+        keep, costs = price_plans(tables, plans, hours, expected_cost)
+        expected_cost[plans.at] = costs[1]
+    return keep, costs[::2]
+
+
 def add_data_fees(
-    figures: FloatArray, cell_offer: IntArray, fees: tuple[FloatArray, FloatArray] | None
+    figures: FloatArray,
+    cell_offer: IntArray,
+    fees: tuple[FloatArray, FloatArray] | None,
+    *,
+    every_bound: bool,
 ) -> None:
-    """Storage over the expected hours and the copy's traffic, added to the expected cost;
-    ``cell_offer``: the row of each cell of ``figures``; ``fees``: ``DataFees.per_offer``."""
+    """Storage over each billed bound's hours (``every_bound``: all three, else the expected one) and the
+    copy's traffic, added to the cost bounds; ``cell_offer``: the row of each cell of ``figures``;
+    ``fees``: ``fees_per_offer``."""
     if fees is None:
         return
     storage_per_hour, traffic = fees
+    storage_per_hour = storage_per_hour.take(cell_offer)
     figures[Figure.TRAFFIC_CNY] = traffic.take(cell_offer)
+    bounds = _BOUNDS if every_bound else _BOUNDS[1:2]
     with unknown_hours():
-        storage = storage_per_hour.take(cell_offer) * figures[Figure.HOURS_EXPECTED]
-        figures[Figure.STORAGE_CNY] = storage
-        figures[Figure.COST_EXPECTED] += storage + figures[Figure.TRAFFIC_CNY]
+        for hours_row, cost_row in bounds:
+            storage = storage_per_hour * figures[hours_row]
+            if cost_row == Figure.COST_EXPECTED:
+                figures[Figure.STORAGE_CNY] = storage
+            figures[cost_row] += storage + figures[Figure.TRAFFIC_CNY]
+
+
+_BOUNDS = (
+    (Figure.HOURS_LOW, Figure.COST_LOW),
+    (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
+    (Figure.HOURS_HIGH, Figure.COST_HIGH),
+)
 
 
 def fees_per_offer(
@@ -140,31 +218,33 @@ def fees_per_offer(
     return dataset_gb * storage_per_gb_hour, dataset_gb * traffic_per_gb
 
 
-def bound_hours(
+def _bound_hours(
     one_card_hours: FloatArray,
     offers: IntArray,
-    speedups: FloatArray,
+    speedups: tuple[FloatArray, FloatArray],
     extra_hours: FloatArray | None,
-    out: FloatArray | None = None,
-) -> FloatArray:
-    """``(2, cells)``: the low and high hours of the cells of ``offers`` (``speedups``: theirs, high then
-    low: the fewest hours divide by the highest speed-up, the most by the lowest), as ``bill`` works out
-    the expected ones; into ``out`` when given."""
-    hours = np.empty(speedups.shape) if out is None else out
+    *,
+    out: FloatArray,
+) -> None:
+    """The low and high hours of the cells of ``offers`` into ``out`` (``(2, cells)``; ``speedups``:
+    theirs, high and low: the fewest hours divide by the highest speed-up, the most by the lowest), as
+    ``bill`` works out the expected ones."""
     extra = None if extra_hours is None else extra_hours.take(offers)
-    _hours(one_card_hours[::2].take(offers, axis=1), speedups, extra, out=hours)
-    return hours
+    bounds = one_card_hours[::2].take(offers, axis=1)
+    _hours(bounds[0], speedups[0], extra, out=out[0])
+    _hours(bounds[1], speedups[1], extra, out=out[1])
 
 
 @dataclass(frozen=True, slots=True)
 class BoundTerms:
     """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
 
+    billed: bool  # the layout billed them up front: nothing to bill
     one_card_hours: FloatArray  # (3, offers) low / expected / high
     extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
     fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
     plan_cells: IntArray  # (plan cells,) the combined plans' cells priced, ascending
-    plan_costs: FloatArray  # (2, plan cells) their low and high costs (``_candidates.price_plans``)
+    plan_costs: FloatArray  # (2, plan cells) their low and high costs (``price_plan_cells``)
 
 
 def bounds_at(
@@ -173,17 +253,17 @@ def bounds_at(
     figures: FloatArray,
     cells: IntArray,
     offers: IntArray,
-    speedups: FloatArray,
-) -> FloatArray:
-    """``(Figure, cells)``: every figure of some billed ``cells`` (of ``offers``), with ``figures`` (theirs,
-    ``(EVERY_CELL, cells)``) and ``speedups`` (theirs, high then low) given; the low and high bounds are
-    billed here as ``bill``, the combined plans' pricing and ``add_data_fees`` bill the expected one:
-    element by element, the same arithmetic, so the same floats."""
-    result = np.empty((len(Figure), cells.size))
-    result[:EVERY_CELL] = figures
-    hours = result[Figure.HOURS_LOW : Figure.HOURS_HIGH + 1]
-    bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours)
-    cost = result[Figure.COST_LOW : Figure.COST_HIGH + 1]
+    speedups: tuple[FloatArray, FloatArray],
+) -> None:
+    """Bill the low and high bounds into ``figures`` (``(Figure, cells)``, gathered for some billed
+    ``cells`` of ``offers``, whose high and low speed-ups ``speedups`` are given) as ``bill``,
+    ``price_plan_cells`` and ``add_data_fees`` bill the expected one: element by element, the same
+    arithmetic, so the same floats."""
+    if terms.billed:
+        return
+    hours = figures[_HOURS_BOUNDS]
+    _bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours)
+    cost = figures[_COST_BOUNDS]
     billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
     cost *= figures[Figure.HOURLY_RATE_CNY]
     plan = [at for at, offer in enumerate(offers.tolist()) if offer >= tables.offer_count]
@@ -194,4 +274,3 @@ def bounds_at(
         storage_per_hour, traffic = terms.fees
         with unknown_hours():
             cost += storage_per_hour.take(offers) * hours + traffic.take(offers)
-    return result

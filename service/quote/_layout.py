@@ -54,12 +54,13 @@ _SPEEDUPS_KEPT = 8  # speed-up curves whose gathered speed-ups are kept per layo
 class GatheredSpeedups:
     """One curve's expected speed-up per cell, and the high and low ones of the combined plans' cells
     (priced at every bound); the others' high and low ones are gathered for the returned quotes alone
-    (``_figures.bounds_at``)."""
+    (``_figures.bounds_at``), unless the layout bills the bounds up front (``every_bound``)."""
 
     scaling: ScalingColumns
     dense: FloatArray  # (dense counts, rows)
     sparse: FloatArray  # (sparse cells,)
-    plans: FloatArray  # (2, plan cells): high, then low (``_figures.bound_hours``)
+    plans: FloatArray  # (2, plan cells): high, then low (``_figures.price_plan_cells``)
+    every_bound: FloatArray | None  # (3, counts, rows): high / expected / low, where ``bounds_up_front``
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +77,11 @@ class Layout:
     units_rate: FloatArray  # (2, cells): units rented, then their hourly rate in CNY
     supplies: BoolArray  # (cells,) the offer supplies exactly these cards, within its limits and stock
     dense: int  # counts billed row by row: their whole rows are the first ``dense × rows`` cells
-    sparse_speedup_at: (
-        IntArray  # (sparse cells,) the cells past ``dense`` in a (counts, speed-up columns) table
-    )
+    # Every count dense and few cells: the low and high bounds are billed with the expected one, where
+    # the numpy calls of billing them for the returned quotes alone cost more than the cells they skip.
+    bounds_up_front: bool
+    # (sparse cells,) the cells past ``dense`` as flat positions of a (counts, speed-up columns) table
+    sparse_speedup_at: IntArray
     sparse_terms: FloatArray  # (2, sparse cells): granularity hours, minimum billed hours
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
     speedups: dict[Hashable, GatheredSpeedups] = field(
@@ -99,6 +102,11 @@ class Layout:
                 scaling=scaling,
                 dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
                 sparse=_frozen(table.take(self.sparse_speedup_at)),
+                every_bound=_frozen(
+                    np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
+                )
+                if self.bounds_up_front
+                else None,
                 plans=_frozen(
                     np.empty((2, 0))
                     if self.plans is None
@@ -194,6 +202,7 @@ def build_layout(
         units_rate=_frozen(units_rate.reshape(2, -1)[:, cells]),
         supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
         dense=dense,
+        bounds_up_front=dense == cards.size and cells.size <= _DENSE_CELLS,
         sparse_speedup_at=_frozen(
             cell_count[sparse] * len(tables.scaling_keys) + tables.scaling_code[cell_offer[sparse]]
         ),

@@ -56,7 +56,6 @@ class QuoteFigures(msgspec.Struct, frozen=True, gc=False):
 # Rows of the gathered figures: the three speed-ups, the evaluation's figures a quote shows (ordered so
 # the ones also kept unrounded are together, ``_KEPT``), then the two derived ones.
 _SPEEDUP = 0
-_HIGH_LOW_SPEEDUPS = [_SPEEDUP + 2, _SPEEDUP]  # the order the low and high hours divide by
 _FIGURE_ROWS = np.array(
     [
         Figure.HOURS_LOW,
@@ -98,7 +97,7 @@ def gather_figures(
     evaluation.speedup_low.take(speedup_at, out=raw[_SPEEDUP])
     evaluation.speedup_expected.take(speedup_at, out=raw[_SPEEDUP + 1])
     evaluation.speedup_high.take(speedup_at, out=raw[_SPEEDUP + 2])
-    figures = evaluation.figures_at(tables, counts, rows, raw[_HIGH_LOW_SPEEDUPS])
+    figures = evaluation.figures_at(tables, counts, rows, (raw[_SPEEDUP + 2], raw[_SPEEDUP]))
     raw[_FIGURE:_EFFECTIVE] = figures[_FIGURE_ROWS]
     hours, cost = raw[_HOURS_EXPECTED], raw[_COST_EXPECTED]
     cards = np.array([evaluation.counts[column] for column in columns], dtype=np.float64)
