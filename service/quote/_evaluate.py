@@ -50,7 +50,7 @@ from service.quote._figures import (
     price_plan_cells,
 )
 from service.quote._filters import filter_mask
-from service.quote._judge import judge
+from service.quote._judge import judge, per_cell
 from service.quote._layout import Layout, build_layout, cached_layout
 from service.quote._locality import copy_hours, elsewhere
 from service.quote._memory import min_cards
@@ -300,15 +300,20 @@ def evaluate(
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
     cell_offer = layout.cell_offer
-    offer_memory_ok = fewest_cards <= tables.max_units * tables.unit_cards
-    memory_ok = offer_memory_ok.take(cell_offer)
+    memory_ok = per_cell(fewest_cards <= tables.max_units * tables.unit_cards, cell_offer, True)
     if fewest_cards.max(initial=1.0) > layout.cards[0]:
-        memory_ok &= layout.cell_cards >= fewest_cards.take(cell_offer)
+        holds = layout.cell_cards >= fewest_cards.take(cell_offer)
+        memory_ok = holds if memory_ok is None else memory_ok & holds
     runnable, qualifying, used_stale, excluded = judge(
         request,
         figures,
         requested,
-        (matching.take(cell_offer), layout.supplies, memory_ok, stale.take(cell_offer)),
+        (
+            per_cell(matching, cell_offer, True),
+            layout.supplies,
+            memory_ok,
+            per_cell(stale, cell_offer, False),
+        ),
     )
     return Evaluation(
         counts=layout.counts,
