@@ -38,6 +38,7 @@ from service.services import AppServices, build_services
 from service.services.offers import OfferFilter, known_names, list_offers, vendor_freshness
 from service.settings import Settings
 from service.store.base import StoreUnavailable
+from service.tools._stdio import draining_streams
 from service.tools.schema import ListOffersArgs, VendorStatusArgs, operation_description, tool_schema
 
 __all__ = ["TOOLS", "build_server", "run_stdio"]
@@ -189,4 +190,5 @@ def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServi
 async def run_stdio(settings: Settings, spec: Mapping[str, Any]) -> None:
     server = build_server(settings, spec)
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        reader, writer = draining_streams(read_stream, write_stream)
+        await server.run(reader, writer, server.create_initialization_options())
