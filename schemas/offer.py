@@ -21,6 +21,7 @@ __all__ = [
     "PricingKind",
     "TermPeriod",
     "TermPricing",
+    "headline_price_cny",
     "offer_id",
     "pricing_kind",
 ]
@@ -109,3 +110,16 @@ def offer_id(vendor: str, sku: str) -> str:
 def pricing_kind(pricing: Pricing) -> PricingKind:
     """The variant's tag (``card_hour``, ``node_hour``, ``bundle``, ``term``)."""
     return cast(PricingKind, type(pricing).__struct_config__.tag)
+
+
+def headline_price_cny(pricing: Pricing) -> float:
+    """The one amount a pricing variant is quoted by (per card-hour, node-hour, bundle-hour or period)."""
+    match pricing:
+        case CardHourPricing():
+            return pricing.cny_per_card_hour
+        case NodeHourPricing():
+            return pricing.cny_per_node_hour
+        case BundlePricing():
+            return pricing.cny_per_bundle_hour
+        case TermPricing():
+            return pricing.cny_per_period

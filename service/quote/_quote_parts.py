@@ -12,11 +12,10 @@ from typing import Any
 
 from adapters.gpus import GpuCatalog
 from schemas.offer import (
-    BundlePricing,
     CardHourPricing,
-    NodeHourPricing,
     Offer,
     TermPricing,
+    headline_price_cny,
     pricing_kind,
 )
 from schemas.quote import Lang, Quote, Range
@@ -73,7 +72,7 @@ class OfferParts:
             "label": offer.label,
         }
         self.gpu_name = gpu_name(offer.gpu, catalog)
-        self.price_text = format_cny(_list_price_cny(offer))
+        self.price_text = format_cny(headline_price_cny(offer.pricing))
         # Line items compare a bundle with the same vendor's card-hours only (``_breakdown``).
         self.reference = reference if reference is not None and reference.vendor == offer.vendor else None
         self.card_hour = pricing if isinstance(pricing, CardHourPricing) else None
@@ -101,21 +100,6 @@ def offer_parts(tables: OfferTables, index: int, catalog: GpuCatalog) -> OfferPa
     if parts is None:
         parts = tables.quote_parts[key] = OfferParts(tables, index, catalog)
     return parts
-
-
-def _list_price_cny(offer: Offer) -> float:
-    """The price the offer's compute line names: per card-hour, node-hour, bundle-hour or period."""
-    pricing = offer.pricing
-    match pricing:
-        case CardHourPricing():
-            return pricing.cny_per_card_hour
-        case NodeHourPricing():
-            return pricing.cny_per_node_hour
-        case BundlePricing():
-            return pricing.cny_per_bundle_hour
-        case TermPricing():
-            return pricing.cny_per_period
-    raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
 
 
 def _card_hour_reference(tables: OfferTables, index: int) -> Offer | None:

@@ -1,6 +1,6 @@
 """The refresh pipeline: fetch every vendor, screen the prices, write each vendor atomically."""
 
 from service.refresh.pipeline import RefreshService
-from service.refresh.quarantine import ScreenedPrices, headline_price_cny, screen_prices
+from service.refresh.quarantine import ScreenedPrices, screen_prices
 
-__all__ = ["RefreshService", "ScreenedPrices", "headline_price_cny", "screen_prices"]
+__all__ = ["RefreshService", "ScreenedPrices", "screen_prices"]

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, Pricing, TermPricing
+from schemas.offer import Offer, Pricing, headline_price_cny
 from schemas.vendor import QuarantinedPrice
 
-__all__ = ["ScreenedPrices", "headline_price_cny", "screen_prices"]
+__all__ = ["ScreenedPrices", "screen_prices"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,19 +22,6 @@ class ScreenedPrices:
     served: list[Offer]
     quarantined: list[QuarantinedPrice]
     released: int
-
-
-def headline_price_cny(pricing: Pricing) -> float:
-    """The one amount a pricing variant is quoted by (per card-hour, node-hour, bundle-hour or period)."""
-    match pricing:
-        case CardHourPricing():
-            return pricing.cny_per_card_hour
-        case NodeHourPricing():
-            return pricing.cny_per_node_hour
-        case BundlePricing():
-            return pricing.cny_per_bundle_hour
-        case TermPricing():
-            return pricing.cny_per_period
 
 
 def _change_ratio(old: Pricing, new: Pricing) -> float | None:
