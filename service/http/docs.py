@@ -13,10 +13,12 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from litestar import Request, Router
+from litestar import Request, Response, Router
 from litestar.datastructures import CacheControlHeader, ResponseHeader
+from litestar.exceptions import NotFoundException
 from litestar.openapi.plugins import OpenAPIRenderPlugin
 from litestar.static_files import create_static_files_router
+from litestar.status_codes import HTTP_404_NOT_FOUND
 
 __all__ = ["DOCS_CONTENT_SECURITY_POLICY", "SwaggerUIPlugin", "docs_router"]
 
@@ -87,12 +89,23 @@ class SwaggerUIPlugin(OpenAPIRenderPlugin):
         )
 
 
+def _not_found_as_problem(response: Response[Any]) -> Response[Any]:
+    """Litestar answers a ``/schema/...`` path no page serves (``/schema/redoc``) with an HTML 404 page of
+    its own; raised again here, it is answered like every other 404: problem JSON."""
+    if response.status_code == HTTP_404_NOT_FOUND:
+        raise NotFoundException(
+            f"no docs page there: the docs are at {DOCS_PATH}, the spec at {DOCS_PATH}/openapi.json"
+        )
+    return response
+
+
 def docs_router() -> Router:
     """The ``/schema`` router Litestar fills with the spec and the docs page; one per app."""
     return Router(
         DOCS_PATH,
         route_handlers=[],
         include_in_schema=False,
+        after_request=_not_found_as_problem,
         response_headers=[
             ResponseHeader(name="Content-Security-Policy", value=DOCS_CONTENT_SECURITY_POLICY),
             ResponseHeader(name="X-Content-Type-Options", value="nosniff"),

@@ -67,3 +67,21 @@ async def test_docs_page_uses_only_same_origin_assets(page: str) -> None:
     assert spec.status_code == 200
     assert spec.json() == committed_spec.json()
     assert spec.json()["openapi"].startswith("3.1")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/schema/redoc",
+        "/schema/elements",
+        "/schema/no/such/page",
+        "/schema/openapi.yaml",
+        "/schema/static/x.js",
+    ],
+)
+async def test_a_docs_path_no_page_serves_is_a_problem_json_404(path: str) -> None:
+    async with AsyncTestClient(create_app(Settings())) as client:
+        response = await client.get(path)
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("application/problem+json")
+    assert response.json()["status"] == 404
