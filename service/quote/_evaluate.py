@@ -84,16 +84,14 @@ class Evaluation:
     matching: BoolArray  # (offers,)
     # (Figure, cells): the low and high bounds' rows only where billed up front (``figures_at``: all)
     figures: FloatArray
-    machine_code: IntArray  # (offers,) column of the speed-up tables: its machine size and interconnect
-    speedup_low: FloatArray  # (counts, columns), gathered per offer by ``machine_code``
-    speedup_expected: FloatArray
-    speedup_high: FloatArray
+    # Speed-ups as (counts × columns) tables and each offer's column (its machine size and interconnect),
+    # with each column's curve and cross-node factor, for the figures and the notes.
+    scaling: ScalingColumns
     runnable: BoolArray  # (cells,)
     qualifying: BoolArray  # (cells,)
     used_stale: bool
     excluded: Excluded
     bounds: BoundTerms  # what the low and high bounds of the returned cells are billed from
-    scaling: ScalingColumns | None = None  # each column's curve and cross-node factor, for the notes
     remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
 
     @property
@@ -326,10 +324,7 @@ def evaluate(
         stale=stale,
         matching=matching,
         figures=figures,
-        machine_code=scaling.code,
-        speedup_low=scaling.low,
-        speedup_expected=scaling.expected,
-        speedup_high=scaling.high,
+        scaling=scaling,
         runnable=runnable,
         qualifying=qualifying,
         used_stale=used_stale,
@@ -342,6 +337,5 @@ def evaluate(
             plan_cells=plan_cells,
             plan_costs=plan_costs,
         ),
-        scaling=scaling,
         remote=remote,
     )

@@ -126,8 +126,8 @@ def quote_notes(
     """The notes of offer ``index`` at count column ``column`` (``cards`` cards on ``nodes`` nodes)."""
     evaluation, resolved = context.evaluation, context.resolved
     notes: list[str] = []
-    if evaluation.scaling is not None and not resolved.serving and cards > 1:
-        code = int(evaluation.machine_code[index])
+    if not resolved.serving and cards > 1:
+        code = int(evaluation.scaling.code[index])
         key = (code, column, nodes)
         scaling = context.by_scaling.get(key)
         if scaling is None:

@@ -93,10 +93,11 @@ def gather_figures(
     # response gathers a dozen candidates, where each array call's overhead, not the arithmetic, is the
     # cost. The value row is left out without a time value.
     raw = np.empty((_EFFECTIVE + (1 if time_value_cny_per_hour is None else 2), rows.size))
-    speedup_at = counts * evaluation.speedup_low.shape[1] + evaluation.machine_code[rows]
-    evaluation.speedup_low.take(speedup_at, out=raw[_SPEEDUP])
-    evaluation.speedup_expected.take(speedup_at, out=raw[_SPEEDUP + 1])
-    evaluation.speedup_high.take(speedup_at, out=raw[_SPEEDUP + 2])
+    scaling = evaluation.scaling
+    speedup_at = counts * scaling.low.shape[1] + scaling.code[rows]
+    scaling.low.take(speedup_at, out=raw[_SPEEDUP])
+    scaling.expected.take(speedup_at, out=raw[_SPEEDUP + 1])
+    scaling.high.take(speedup_at, out=raw[_SPEEDUP + 2])
     figures = evaluation.figures_at(tables, counts, rows, (raw[_SPEEDUP + 2], raw[_SPEEDUP]))
     raw[_FIGURE:_EFFECTIVE] = figures[_FIGURE_ROWS]
     hours, cost = raw[_HOURS_EXPECTED], raw[_COST_EXPECTED]
