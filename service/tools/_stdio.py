@@ -45,12 +45,34 @@ class _Pending:
             self.drained.set()
 
 
-class _DrainingReader:
+class _Wrapped:
+    """A stream around the transport's: closing and the context manager are the inner stream's."""
+
+    def __init__(
+        self, inner: ReadStream[SessionMessage | Exception] | WriteStream[SessionMessage], pending: _Pending
+    ) -> None:
+        self._closable = inner
+        self._pending = pending
+
+    async def aclose(self) -> None:
+        await self._closable.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        await self.aclose()
+        return None
+
+
+class _DrainingReader(_Wrapped):
     """The stdin side: records each request's id; its end waits for those answers."""
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception], pending: _Pending) -> None:
+        super().__init__(inner, pending)
         self._inner = inner
-        self._pending = pending
 
     async def receive(self) -> SessionMessage | Exception:
         try:
@@ -63,9 +85,6 @@ class _DrainingReader:
             self._pending.add(item.message.id)
         return item
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> Self:
         return self
 
@@ -75,39 +94,18 @@ class _DrainingReader:
         except anyio.EndOfStream:
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> Self:
-        return self
 
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
-
-
-class _AnsweringWriter:
+class _AnsweringWriter(_Wrapped):
     """The stdout side: a response or error sent settles its request."""
 
     def __init__(self, inner: WriteStream[SessionMessage], pending: _Pending) -> None:
+        super().__init__(inner, pending)
         self._inner = inner
-        self._pending = pending
 
     async def send(self, item: SessionMessage, /) -> None:
         await self._inner.send(item)
         if isinstance(item.message, JSONRPCResponse | JSONRPCError) and item.message.id is not None:
             self._pending.answered(item.message.id)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        await self.aclose()
-        return None
 
 
 def draining_streams(
