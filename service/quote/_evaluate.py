@@ -95,12 +95,6 @@ class Evaluation:
     remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
 
     @property
-    def base_hours(self) -> FloatArray:
-        """Expected hours on one card of each offer's GPU, ``(offers,)``."""
-        hours: FloatArray = self.one_card_hours[1]
-        return hours
-
-    @property
     def one_card_cells(self) -> slice:
         """The one-card column's cells, one per offer in offer order (always billed whole, ``_layout``)."""
         offers = self.one_card_hours.shape[1]

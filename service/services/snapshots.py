@@ -76,11 +76,6 @@ class SnapshotCache:
         """The snapshot in memory, without asking the store."""
         return self._snapshot
 
-    @property
-    def store_healthy(self) -> bool:
-        """The store answered the last check with data that decodes."""
-        return self.store_reachable and self.store_fault is None and not self.store_empty
-
     def held_contents(self) -> StoreContents | None:
         """The held snapshot as store contents (to seed a store that came back empty)."""
         return held_contents(self._snapshot) if self._snapshot is not None else None

@@ -129,10 +129,6 @@ def _text(value: bytes | str) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else value
 
 
-def _is_wrong_type(error: BaseException) -> bool:
-    return isinstance(error, ResponseError) and "WRONGTYPE" in str(error)
-
-
 class RedisPriceStore:
     def __init__(
         self,
