@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 from service.quote._money import cents_array
 from service.quote._plan_pricing import PlanCells, cell_terms, plan_costs
 from service.quote._tables import OfferTables
@@ -39,10 +39,6 @@ __all__ = [
     "serving_candidates",
     "serving_layout",
 ]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 def plan_candidates(

@@ -18,16 +18,12 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import numpy.typing as npt
 
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 from service.quote._scaling import ScalingColumn, ScalingColumns
 from service.quote._tables import OfferTables
 
 __all__ = ["fewest_meeting_deadline"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 def _fewest(

@@ -34,10 +34,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 from service.quote._candidates import plan_candidates, serving_candidates
 from service.quote._deadline import fewest_meeting_deadline
 from service.quote._figures import (
@@ -59,10 +59,6 @@ from service.quote._scaling import ScalingColumns, speedup_columns
 from service.quote._tables import OfferTables
 
 __all__ = ["Evaluation", "Figure", "evaluate"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 import numpy as np
-import numpy.typing as npt
 
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 from service.quote._billing import billed_hours
 from service.quote._candidates import PricedPlans, price_plans
 from service.quote._layout import GatheredSpeedups, Layout
@@ -38,10 +38,6 @@ __all__ = [
     "price_plan_cells",
     "unknown_hours",
 ]
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
-IntArray = npt.NDArray[np.int64]
 
 
 class Figure(IntEnum):

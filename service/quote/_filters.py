@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from service.quote._arrays import BoolArray
 from service.quote._billing import KIND_CODES
 from service.quote._resolve import ResolvedRequest
 from service.quote._tables import OfferTables
 
 __all__ = ["filter_mask"]
-
-BoolArray = npt.NDArray[np.bool_]
 
 
 def _lookup(names: tuple[str, ...], chosen: frozenset[str] | None) -> npt.NDArray[np.bool_]:

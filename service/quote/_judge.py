@@ -7,17 +7,13 @@ The stages and their counts are described in ``_evaluate``; every mask here is p
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from schemas.quote import Excluded, QuoteRequest
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 from service.quote._figures import Figure, unknown_hours
 from service.quote._money import cents_array
 
 __all__ = ["judge", "per_cell"]
-
-BoolArray = npt.NDArray[np.bool_]
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 def judge(

@@ -30,17 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 from service.quote._candidates import PricedPlans, plan_cells
 from service.quote._scaling import ScalingColumns
 from service.quote._tables import OfferTables
 
 __all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 
 # A count at which fewer than this share of the candidates can be read is billed cell by cell.

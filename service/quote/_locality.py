@@ -18,16 +18,14 @@ hours (GB × price × hours / 24), and traffic for copying it in once when it co
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from schemas.quote import Lang
+from service.quote._arrays import BoolArray, FloatArray
 from service.quote._tables import OfferTables
 from service.quote._texts import hours_text, number_text, text
 
 __all__ = ["DEFAULT_CROSS_CITY_MBPS", "copy_hours", "data_fees", "elsewhere", "locality_note"]
 
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
 
 DEFAULT_CROSS_CITY_MBPS = 500.0
 """Mbit/s a copy between cities gets (``GPUQUOTE_CROSS_CITY_MBPS``; reasoning in the module docstring)."""

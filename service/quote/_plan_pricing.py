@@ -16,13 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from service.quote._arrays import FloatArray, IntArray
 from service.quote._billing import _BILLING_TOLERANCE, billed_hours
 from service.quote._plans import PAIR_KEY_SPAN, PairTerm, PlanArrays
 
 __all__ = ["PlanCells", "cell_terms", "plan_costs"]
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 # A job's hours are capped at 2**31 in the pair keys (``PAIR_KEY_SPAN``), far past any combination's.
 _KEY_HOURS_CAP = float(2**31)

@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.offer import CardHourPricing, Offer, TermPeriod, TermPricing
+from service.quote._arrays import FloatArray, IntArray
 from service.quote._billing import _BILLING_TOLERANCE, PERIOD_HOURS
 
 __all__ = [
@@ -57,9 +58,6 @@ __all__ = [
     "build_plans",
     "cheapest_combination",
 ]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)

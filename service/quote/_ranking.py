@@ -21,12 +21,9 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.quote import RankBy
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 
 __all__ = ["CandidateKeys", "Picks", "first", "pick", "rank_of", "top"]
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
-import numpy.typing as npt
 
 from schemas.offer import CardHourPricing, Offer, pricing_kind
+from service.quote._arrays import BoolArray, FloatArray, IntArray
 from service.quote._billing import KIND_CODES, MIXED_CODE, BillingTerms, billing_terms, sold_counts
 from service.quote._plans import MixedPlan, PlanArrays, build_plans
 from service.quote._scaling import ColumnKey, column_keys
@@ -41,9 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 
 NO_OFFER = -1
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 
 
