@@ -38,7 +38,6 @@ from schemas.offer import (
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
 from service.quote import QuoteOptions, Snapshot, build_quote
-from service.quote._tables import build_offer_tables
 
 NOW = datetime.now(UTC)
 # (gpu id, memory GB, typical ¥ per card-hour)
@@ -116,14 +115,11 @@ def synthetic_offers(count: int = 2_000, seed: int = 7) -> list[Offer]:
 def synthetic_snapshot(offers: Sequence[Offer]) -> Snapshot:
     offers = tuple(offers)
     vendors = sorted({offer.vendor for offer in offers})
-    return Snapshot(
+    return Snapshot.of(
+        offers,
+        {vendor: VendorStatus(vendor=vendor, last_success_at=NOW) for vendor in vendors},
         version=1,
-        offers=offers,
-        offers_by_id={offer.id: offer for offer in offers},
-        statuses={vendor: VendorStatus(vendor=vendor, last_success_at=NOW) for vendor in vendors},
-        tables=build_offer_tables(offers),
         built_at=NOW,
-        oldest_fetched_at=min(offer.fetched_at for offer in offers),
     )
 
 

@@ -6,12 +6,14 @@ Money is CNY; each amount's name carries its unit (``..._cny_per_card_hour``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Annotated, Literal, cast
 
 import msgspec
 
 __all__ = [
+    "PERIOD_HOURS",
     "BundlePricing",
     "CardHourPricing",
     "Interconnect",
@@ -29,6 +31,8 @@ __all__ = [
 Interconnect = Literal["pcie", "nvlink", "infiniband", "roce", "ethernet"]
 PricingKind = Literal["card_hour", "node_hour", "bundle", "term"]
 TermPeriod = Literal["day", "week", "month"]
+PERIOD_HOURS: Mapping[TermPeriod, float] = {"day": 24.0, "week": 168.0, "month": 720.0}
+"""Hours in each prepaid period: a month package is 30 days."""
 
 PositiveMoney = Annotated[float, msgspec.Meta(gt=0)]
 NonNegativeMoney = Annotated[float, msgspec.Meta(ge=0)]

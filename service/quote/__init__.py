@@ -5,12 +5,12 @@ The front door is ``build_quote(snapshot, request, options=QuoteOptions(...)) ->
 package is a private helper module. No I/O, no clock, no environment.
 """
 
-from service.quote._engine import QuoteOptions, build_quote
-from service.quote._locality import DEFAULT_CROSS_CITY_MBPS
-from service.quote._money import format_cny
-from service.quote._scaling import DEFAULT_CROSS_NODE_FACTOR
-from service.quote._snapshot import Snapshot
-from service.quote._texts import hours_text, join_text, text
+from service.quote.base.money import format_cny
+from service.quote.engine import QuoteOptions, build_quote
+from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
+from service.quote.model.snapshot import Snapshot
+from service.quote.prose.texts import hours_text, join_text, text
 
 __all__ = [
     "DEFAULT_CROSS_CITY_MBPS",

@@ -35,6 +35,14 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def snapshot_of(contents: StoreContents, *, built_at: datetime) -> Snapshot:
+    """The engine's snapshot of what the store holds: offers in vendor order, as stored."""
+    offers = (
+        offer for vendor in sorted(contents.offers_by_vendor) for offer in contents.offers_by_vendor[vendor]
+    )
+    return Snapshot.of(offers, contents.statuses, version=contents.version, built_at=built_at)
+
+
 def held_contents(snapshot: Snapshot) -> StoreContents:
     """A snapshot's offers and statuses, grouped by vendor the way the store holds them."""
     offers: dict[str, list[Offer]] = {}
@@ -137,7 +145,7 @@ class SnapshotCache:
                 self._fault_version, self.store_fault = None, None
             contents = self._kept_failed_vendors(contents)
             # Building the tables is CPU work; a thread keeps the event loop answering meanwhile.
-            snapshot = await asyncio.to_thread(Snapshot.build, contents, built_at=self._clock())
+            snapshot = await asyncio.to_thread(snapshot_of, contents, built_at=self._clock())
             self._snapshot = snapshot
             self.store_empty = contents.empty
             if self._on_rebuild is not None:

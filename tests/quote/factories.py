@@ -11,7 +11,6 @@ from schemas.offer import Offer
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
 from service.quote import QuoteOptions, Snapshot
-from service.quote._tables import build_offer_tables
 from tests.builders import make_offer
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -30,14 +29,11 @@ offer = functools.partial(make_offer, fetched_at=FRESH)
 def snapshot(offers: Sequence[Offer], *, version: int = 1) -> Snapshot:
     offers = tuple(offers)
     vendors = sorted({item.vendor for item in offers})
-    return Snapshot(
+    return Snapshot.of(
+        offers,
+        {vendor: VendorStatus(vendor=vendor, last_success_at=FRESH) for vendor in vendors},
         version=version,
-        offers=offers,
-        offers_by_id={item.id: item for item in offers},
-        statuses={vendor: VendorStatus(vendor=vendor, last_success_at=FRESH) for vendor in vendors},
-        tables=build_offer_tables(offers),
         built_at=NOW,
-        oldest_fetched_at=min((item.fetched_at for item in offers), default=None),
     )
 
 

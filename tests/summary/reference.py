@@ -13,7 +13,6 @@ from adapters.vendors_file import load_vendors_file
 from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import VendorStatus
 from service.quote import QuoteOptions, Snapshot, build_quote
-from service.quote._tables import build_offer_tables
 from service.settings import BUNDLED_VENDORS_FILE
 
 __all__ = ["NOW", "quote_reference"]
@@ -38,15 +37,7 @@ def _snapshot() -> Snapshot:
         vendor.id: VendorStatus(vendor=vendor.id, name=vendor.name, region=vendor.region, city=vendor.city)
         for vendor in _VENDORS
     }
-    return Snapshot(
-        version=1,
-        offers=offers,
-        offers_by_id={offer.id: offer for offer in offers},
-        statuses=statuses,
-        tables=build_offer_tables(offers),
-        built_at=NOW,
-        oldest_fetched_at=min(offer.fetched_at for offer in offers),
-    )
+    return Snapshot.of(offers, statuses, version=1, built_at=NOW)
 
 
 _SNAPSHOT = _snapshot()

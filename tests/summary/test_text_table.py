@@ -17,8 +17,8 @@ import pytest
 
 from schemas.offer import PricingKind, TermPeriod
 from schemas.quote import Excluded, Lang
-from service.quote._empty_summary import empty_summary
-from service.quote._texts import TEMPLATES, join_text, text
+from service.quote.prose.empty import empty_summary
+from service.quote.prose.texts import TEMPLATES, join_text, text
 
 LANGS: tuple[Lang, ...] = get_args(Lang)
 

@@ -1,0 +1,164 @@
+"""The ``Quote`` structs for the chosen candidates: ranges, bill, line items, warnings and notes.
+
+Only the few quotes a response returns are built here, in Python, each once with its final line items
+and warnings: figures from ``_quote_figures`` (gathered from the evaluation, never billed again), the
+quote's own warnings from ``_quote_warnings``, then the derivation notes and data fees from ``_notes``.
+
+Ranges: hours low/expected/high come from speed-up high/expected/low; each bound's cost is billed on its
+own hours (rounded up to the granularity), so the cost range is as honest as the time range. Hours
+converted from another GPU model carry the conversion's range as well, and a warning naming where it
+comes from: the catalog's sources or the caller's measured ratio.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import msgspec
+
+from schemas.quote import LineItem, Quote
+from service.quote.assemble.context import QuoteContext
+from service.quote.assemble.figures import ExpectedBill, QuoteFigures, gather_figures
+from service.quote.assemble.lines import line_items, mixed_line_items
+from service.quote.assemble.notes import fee_items, quote_notes
+from service.quote.assemble.parts import offer_parts
+from service.quote.assemble.warnings import quote_warnings
+from service.quote.base.money import round_cny, round_hours
+from service.quote.model.plans import cheapest_combination
+from service.quote.prose.names import gpu_name
+
+__all__ = ["build_quotes", "quote_id"]
+
+
+def quote_id(offer_id: str, cards: int) -> str:
+    """``<offer id>@<cards>``: stable for the same offer and card count."""
+    return f"{offer_id}@{cards}"
+
+
+def _with_notes(
+    context: QuoteContext,
+    index: int,
+    column: int,
+    cards: int,
+    nodes: int,
+    figures: QuoteFigures,
+    breakdown: list[LineItem],
+    warnings: list[str],
+) -> tuple[list[LineItem], list[str]]:
+    """The line items with the data fees, the warnings followed by the derivation notes."""
+    warnings.extend(quote_notes(context, index, column, cards, nodes, figures.speedup))
+    if context.resolved.request.workload.dataset_gb:
+        breakdown = fee_items(context, index, column, breakdown)
+    return breakdown, warnings
+
+
+def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> Quote:
+    """A combined plan's quote: under its longest-period package's offer id, a line per part."""
+    tables, evaluation = context.tables, context.evaluation
+    plan, offer = tables.plans[index - tables.offer_count], tables.offers[index]
+    cards = evaluation.counts[column]
+    combination = cheapest_combination(plan, cards, figures.raw_hours_expected)
+    billed = combination.billed_hours(plan)
+    total = figures.cost_cny.expected
+    bill = ExpectedBill(
+        units=combination.units,
+        billed_cards=combination.units * plan.unit_cards,
+        billed_hours=billed,
+        hourly_rate_cny=total / billed,
+        cost_cny=figures.bill.cost_cny,
+    )
+    breakdown, warnings = _with_notes(
+        context,
+        index,
+        column,
+        cards,
+        1,
+        figures,
+        mixed_line_items(
+            plan, tables.offers, cards, combination, total, context.lang, gpu_name(offer.gpu, context.catalog)
+        ),
+        quote_warnings(context, index, cards, msgspec.structs.replace(figures, bill=bill)),
+    )
+    return Quote(
+        id=quote_id(f"{offer.id}+mixed", cards),
+        rank=rank,
+        **{**offer_parts(tables, index, context.catalog).fields, "pricing": "mixed"},
+        cards=cards,
+        nodes=1,
+        billed_cards=bill.billed_cards,
+        speedup=figures.speedup,
+        hours=figures.hours,
+        cost_cny=figures.cost_cny,
+        billed_hours=round_hours(billed),
+        hourly_rate_cny=round_cny(bill.hourly_rate_cny),
+        effective_card_hour_cny=figures.effective_card_hour_cny,
+        breakdown=breakdown,
+        warnings=warnings,
+        stale=bool(evaluation.stale[index]),
+        value_cny=figures.value_cny,
+    )
+
+
+def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> Quote:
+    """The quote for offer ``index`` at card count ``evaluation.counts[column]``."""
+    tables = context.tables
+    if index >= tables.offer_count:
+        return _mixed_quote(context, index, column, rank, figures)
+    offer, evaluation = tables.offers[index], context.evaluation
+    parts = offer_parts(tables, index, context.catalog)
+    cards, expected = evaluation.counts[column], figures.bill
+    nodes = expected.units if tables.terms[index].spans_machines else 1
+    line = parts.card_hour_line(context.lang)
+    breakdown, warnings = _with_notes(
+        context,
+        index,
+        column,
+        cards,
+        nodes,
+        figures,
+        line.items(cards, expected, figures.cost_cny.expected)
+        if line is not None
+        else line_items(
+            offer,
+            cards,
+            expected,
+            total_cny=figures.cost_cny.expected,
+            card_hour_reference=parts.reference,
+            lang=context.lang,
+            gpu_name=parts.gpu_name,
+            price=parts.price_text,
+            wall_clock_hours=figures.raw_hours_expected,
+        ),
+        quote_warnings(context, index, cards, figures),
+    )
+    return msgspec.structs.replace(
+        parts.quote,
+        id=quote_id(offer.id, cards),
+        rank=rank,
+        cards=cards,
+        nodes=nodes,
+        billed_cards=expected.billed_cards,
+        speedup=figures.speedup,
+        hours=figures.hours,
+        cost_cny=figures.cost_cny,
+        billed_hours=figures.billed_hours,
+        hourly_rate_cny=figures.hourly_rate_cny,
+        effective_card_hour_cny=figures.effective_card_hour_cny,
+        breakdown=breakdown,
+        warnings=warnings,
+        stale=bool(evaluation.stale[index]),
+        value_cny=figures.value_cny,
+    )
+
+
+def build_quotes(context: QuoteContext, chosen: Sequence[tuple[int, int, int]]) -> list[Quote]:
+    """The quotes for ``(offer index, count column, rank)`` triples, in the order given."""
+    if not chosen:
+        return []
+    offers, columns, _ = zip(*chosen, strict=True)
+    time_value = context.resolved.request.time_value_cny_per_hour
+    figures = gather_figures(context.evaluation, context.tables, time_value, offers, columns)
+    return [
+        _quote(context, index, column, rank, shown)
+        for (index, column, rank), shown in zip(chosen, figures, strict=True)
+    ]

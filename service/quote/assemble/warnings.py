@@ -1,0 +1,181 @@
+"""A returned quote's own warnings: idle cards, converted hours, clusters, minimums, limits, stale prices.
+
+In this order, each only when it applies:
+
+- cards billed but idle (a node's or a machine's whole size rented for fewer cards);
+- hours converted from the reference GPU: the conversion's range and what each end rests on (the
+  catalog's sources, or the caller's measured ratio), and the hours on one card;
+- a model that needs more cards than one machine holds (a cluster);
+- the offer's minimum billed hours reached;
+- a high end past the deadline or the budget (the expected figures are within them);
+- a stale price: how old it is against the maximum age.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from adapters.gpus import GpuCatalog
+from schemas.offer import NodeHourPricing
+from schemas.quote import Lang
+from service.quote.assemble.context import QuoteContext
+from service.quote.assemble.figures import QuoteFigures
+from service.quote.base.money import format_cny
+from service.quote.prose.names import gpu_name
+from service.quote.prose.texts import hours_text, number_text, partial_text, text
+
+__all__ = ["quote_warnings"]
+
+# Words in a catalog speed source that say what kind of evidence it is, earliest mention wins.
+_SOURCE_WORDS = (
+    ("throughput", "source_measured"),
+    ("measure", "source_measured"),
+    ("peak", "source_peak"),
+    ("bandwidth", "source_bandwidth"),
+)
+
+
+def _source_kind(sources: Sequence[str], end: str) -> str:
+    """The message id naming the evidence behind the ``end`` ("low" or "high") of a model's speed."""
+    return _source_kind_of(tuple(sources), end)
+
+
+@functools.lru_cache(maxsize=256)
+def _source_kind_of(sources: tuple[str, ...], end: str) -> str:
+    source = next((item.lower() for item in sources if item.startswith(f"{end} ")), "")
+    if "derived" in source:
+        return "source_derived"
+    found = [(source.find(word), kind) for word, kind in _SOURCE_WORDS if word in source]
+    return min(found)[1] if found else "source_peak"  # no sources: the catalog's peak ratio
+
+
+_OTHER_END = {"low": "high", "high": "low"}
+
+
+def _end_source(catalog: GpuCatalog, gpu: str, reference: str, end: str, lang: Lang) -> str:
+    """What the ``end`` of a conversion rests on: the GPU's own ``end`` over the reference's other end
+    (``adapters.gpus.conversion_range``); the GPU's source alone against a reference of one speed."""
+    target = text(_source_kind(catalog.get(gpu).speed_sources, end), lang)
+    speed = catalog.get(reference).speed
+    if speed is None or speed.low == speed.high:
+        return target
+    return text(
+        "source_pair",
+        lang,
+        gpu=gpu_name(gpu, catalog),
+        target=target,
+        reference_gpu=gpu_name(reference, catalog),
+        reference=text(_source_kind(catalog.get(reference).speed_sources, _OTHER_END[end]), lang),
+    )
+
+
+def _factor_text(factor: float) -> str:
+    """A speed ratio to 0.01 with at least one decimal: ``3.0``, ``3.3``, ``0.43``."""
+    shown = f"{factor:.2f}"
+    return shown[:-1] if shown.endswith("0") else shown
+
+
+@functools.lru_cache(maxsize=512)
+def _conversion_text(
+    catalog: GpuCatalog, gpu: str, reference: str, measured: float | None, low: float, high: float, lang: Lang
+) -> str:
+    """How ``gpu``'s hours were converted from ``reference``'s: the caller's measured ratio, or the
+    catalog's factors and what each end rests on; the same for every job, so written once."""
+    if measured is not None:
+        return text("conversion_measured", lang, ratio=_factor_text(measured))
+    factors = _factor_text(low) if low == high else f"{_factor_text(low)}–{_factor_text(high)}"
+    return text(
+        "conversion_catalog",
+        lang,
+        factors=factors,
+        low_source=_end_source(catalog, gpu, reference, "low", lang),
+        high_source=_end_source(catalog, gpu, reference, "high", lang),
+    )
+
+
+@functools.lru_cache(maxsize=512)
+def _converted_templates(
+    catalog: GpuCatalog, gpu: str, reference: str, measured: float | None, low: float, high: float, lang: Lang
+) -> tuple[str, str]:
+    """The converted-hours warning with its names and conversion written in, and its hours range: the
+    same for every job of one GPU and conversion, so only the hours are filled in per response."""
+    warning = partial_text(
+        "warn_converted",
+        lang,
+        ("reference_hours", "hours", "hours_range"),
+        reference=gpu_name(reference, catalog),
+        gpu=gpu_name(gpu, catalog),
+        conversion=_conversion_text(catalog, gpu, reference, measured, low, high, lang),
+    )
+    return warning, partial_text("range_suffix", lang, ("low", "high"), unit=text("unit_hours", lang))
+
+
+def _conversion_warning(context: QuoteContext, index: int, reference: str) -> str:
+    gpu, evaluation = context.tables.offers[index].gpu, context.evaluation
+    low, high = float(evaluation.conversion[0, index]), float(evaluation.conversion[2, index])
+    measured = context.resolved.speed_ratios.get(gpu)
+    warning, hours_range = _converted_templates(
+        context.catalog, gpu, reference, measured, low, high, context.lang
+    )
+    hours_low, hours, hours_high = (
+        hours_text(bound) for bound in evaluation.one_card_hours[:, index].tolist()
+    )
+    return warning.format(
+        reference_hours=hours_text(context.resolved.job_hours),
+        hours=hours,
+        hours_range="" if hours_low == hours_high else hours_range.format(low=hours_low, high=hours_high),
+    )
+
+
+def quote_warnings(context: QuoteContext, index: int, cards: int, figures: QuoteFigures) -> list[str]:
+    """The warnings of offer ``index`` at ``cards`` cards with ``figures``, in the order above."""
+    tables, lang = context.tables, context.lang
+    offer, terms = tables.offers[index], tables.terms[index]
+    request, evaluation, expected = context.resolved.request, context.evaluation, figures.bill
+    warnings: list[str] = []
+    idle = expected.billed_cards - cards
+    if idle > 0:
+        pricing = offer.pricing
+        why = (
+            text("why_nodes", lang, node_cards=pricing.cards_per_node, min_nodes=pricing.min_nodes)
+            if isinstance(pricing, NodeHourPricing)
+            else text("why_machine", lang, billed=expected.billed_cards)
+        )
+        warnings.append(text("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
+    reference = context.resolved.reference_gpu
+    if reference is not None and offer.gpu != reference:
+        # Every figure in it is the GPU's: its conversion and its hours on one card.
+        conversion = context.by_gpu.get(offer.gpu)
+        if conversion is None:
+            conversion = context.by_gpu[offer.gpu] = _conversion_warning(context, index, reference)
+        warnings.append(conversion)
+    if context.resolved.memory_needed_gb is not None and evaluation.min_cards[index] > terms.machine_cards:
+        warnings.append(
+            text(
+                "warn_cluster",
+                lang,
+                min_cards=int(evaluation.min_cards[index]),
+                memory=offer.gpu_memory_gb,
+                need=number_text(context.resolved.memory_needed_gb),
+                node_cards=terms.machine_cards,
+                interconnect=context.word(f"interconnect_{offer.interconnect}"),
+            )
+        )
+    if terms.min_billed_hours > 0 and expected.billed_hours == terms.min_billed_hours:
+        warnings.append(text("warn_minimum", lang, hours=hours_text(terms.min_billed_hours)))
+    if request.deadline_hours is not None and figures.hours.high > request.deadline_hours:
+        warnings.append(
+            text(
+                "warn_deadline",
+                lang,
+                hours=hours_text(figures.raw_hours_high),
+                deadline=number_text(request.deadline_hours),
+            )
+        )
+    if request.budget_cny is not None and figures.cost_cny.high > request.budget_cny:
+        cost, budget = format_cny(figures.raw_cost_high), format_cny(request.budget_cny)
+        warnings.append(text("warn_budget", lang, cost=cost, budget=budget))
+    if evaluation.stale[index]:
+        warnings.append(context.stale_warning(offer.fetched_at))
+    return warnings

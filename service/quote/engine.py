@@ -1,0 +1,278 @@
+"""The quote engine's entry point: ``build_quote(snapshot, request, options=...) -> QuoteResponse``.
+
+Pure: no I/O, no clock, no environment. The caller passes the time (``QuoteOptions.now``) and whether the
+price store answered. Steps: resolve the request's names (``InvalidRequest`` on a bad one), evaluate every
+(offer × card count) candidate in bulk, rank the qualifying ones, then build only the returned quotes.
+
+Rounding rules (documented once here, applied in ``money``, ``billing``, ``evaluate`` and ``quotes``):
+
+- money is rounded half-up to the fen only at the edge, in the response; hours half-up to 0.01 h;
+- each bound of a range is billed on its own wall-clock hours rounded UP to the offer's granularity:
+  48 gpu-hours on 4 cards at 2.8–3.2× is 15 / 16 / 17.142857 h, shown 15 / 16 / 17.14 h, and at
+  hourly granularity billed 15 / 16 / 18 h, so ¥480.00 / ¥512.00 / ¥576.00 at 4 × ¥8/h;
+- deadline and budget compare the figures as shown, so a quote never displays a value past a limit.
+
+Every figure of every candidate is computed once, in bulk, by ``evaluate``; the returned quotes (and the
+single-card comparison the summary uses) are gathered from its arrays.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import numpy as np
+
+from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
+from schemas.quote import (
+    Lang,
+    MemoryNeed,
+    QuoteRequest,
+    QuoteResponse,
+    SnapshotInfo,
+    Task,
+)
+from schemas.vendor import VendorConfig
+from service.quote.assemble.context import QuoteContext
+from service.quote.assemble.quotes import build_quotes
+from service.quote.base.money import cents_array
+from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
+from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, min_cards
+from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
+from service.quote.model.snapshot import Snapshot
+from service.quote.model.tables import OfferTables
+from service.quote.nearest import nothing_fits_summary
+from service.quote.prose.names import ProseNames, gpu_name
+from service.quote.prose.summary import quote_summary
+from service.quote.prose.texts import join_text, number_text, text
+from service.quote.rank import CandidateKeys, pick
+from service.quote.resolve import ResolvedRequest, resolve_request
+
+__all__ = ["QuoteOptions", "build_quote"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuoteOptions:
+    """What the engine needs besides the snapshot and the request; everything an operator tunes.
+
+    A plain value: the service fills it from ``Settings``, which validates the environment's input.
+    """
+
+    now: datetime
+    price_max_age_s: float
+    catalog: GpuCatalog = DEFAULT_GPU_CATALOG
+    cross_node_factor: float = DEFAULT_CROSS_NODE_FACTOR
+    # Most cards considered when the request leaves ``card_counts`` out (``Settings.max_plan_cards``).
+    max_plan_cards: int = 512
+    # Mbit/s a copy of the data between cities gets (``Settings.cross_city_mbps``; ``_locality``).
+    cross_city_mbps: float = DEFAULT_CROSS_CITY_MBPS
+    store_reachable: bool = True
+    store_empty: bool = False
+    vendors: Sequence[VendorConfig] = ()
+    bytes_per_param: Mapping[Task, float] = field(default_factory=lambda: dict(DEFAULT_BYTES_PER_PARAM))
+
+
+def _response_warnings(
+    resolved: ResolvedRequest, evaluation: Evaluation, snapshot: Snapshot, options: QuoteOptions
+) -> list[str]:
+    lang, request, tables = resolved.request.lang, resolved.request, snapshot.tables
+    warnings: list[str] = []
+    if not options.store_reachable:
+        warnings.append(text("warn_store", lang))
+    elif options.store_empty:
+        warnings.append(text("warn_store_empty", lang))
+    if evaluation.used_stale:
+        warnings.append(
+            text("warn_stale_fallback", lang, max_age=number_text(options.price_max_age_s / 3600))
+        )
+    if resolved.memory_needed_gb is not None and evaluation.matching.any():
+        fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
+        if request.workload.communication == "heavy" and fits_one_machine.any():
+            # The Shenzhen article's pick rule, right after the warnings on the prices themselves, so the
+            # summary (whose caveat is the first response warning) says it.
+            need = number_text(resolved.memory_needed_gb)
+            warnings.append(text("hint_single_machine", lang, need=need))
+        if not fits_one_machine.any():
+            warnings.append(text("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
+    if resolved.reference_gpu is None and not resolved.serving:  # serving hours are wall-clock anywhere
+        offers_quoted = evaluation.offers_qualifying()
+        gpu_codes = np.unique(tables.gpu_code[offers_quoted])
+        if gpu_codes.size > 1:
+            names = (gpu_name(tables.gpu_names[code], options.catalog) for code in gpu_codes)
+            warnings.append(text("warn_not_comparable", lang, gpus=join_text("join_list", names, lang)))
+    if resolved.memory_check_incomplete:
+        warnings.append(text("warn_memory_unchecked", lang))
+    if request.rank_by == "value" and request.time_value_cny_per_hour is None:
+        warnings.append(text("warn_value_without_time", lang))
+    return warnings
+
+
+def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: QuoteRequest) -> int | None:
+    """Offer index of the cheapest single card that runs the job within the deadline and budget and is
+    billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
+    bills many cards is no single card); None when no such option exists."""
+    column = evaluation.one_card_cells
+    figures = evaluation.figures[:, column]
+    eligible = evaluation.runnable[column] & (
+        figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
+    )
+    if request.deadline_hours is not None:
+        eligible &= cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
+    if request.budget_cny is not None:
+        eligible &= cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
+    offers = np.flatnonzero(eligible)
+    if offers.size == 0:
+        return None
+    cost = evaluation.cost_expected[column][offers]
+    offers = offers[cost == cost.min()]
+    if offers.size == 1:
+        return int(offers[0])
+    # Tied on cost (one count column, so the same cards): the fewest hours, then the offer id, compared
+    # in Python over the few tied, as the cost ranking orders them.
+    hours = evaluation.hours_expected[column][offers].tolist()
+    ids = tables.id_order[offers].tolist()
+    return int(min(zip(hours, ids, offers.tolist(), strict=True))[2])
+
+
+def _add_single_card(
+    chosen: list[tuple[int, int, int]], evaluation: Evaluation, tables: OfferTables, request: QuoteRequest
+) -> int | None:
+    """Where the single-card comparison stands in ``chosen`` (appended at rank 0 when not ranked)."""
+    offer = _single_card_position(evaluation, tables, request)
+    if offer is None:
+        return None
+    candidate = (offer, evaluation.one_card_column)
+    for at, (row, column, _) in enumerate(chosen):
+        if (row, column) == candidate:
+            return at
+    chosen.append((*candidate, 0))
+    return len(chosen) - 1
+
+
+def _prose_names(snapshot: Snapshot, options: QuoteOptions, lang: Lang) -> ProseNames:
+    """Vendor display names in ``lang``: the configured ``name_zh`` in Chinese, else the stored name."""
+    names = {vendor: status.name for vendor, status in snapshot.statuses.items() if status.name}
+    for vendor in options.vendors:
+        name = vendor.name_zh if lang == "zh" and vendor.name_zh else vendor.name
+        names[vendor.id] = name or names.get(vendor.id, vendor.id)
+    return ProseNames(vendors=names, catalog=options.catalog, lang=lang)
+
+
+def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | None:
+    """The model's memory and the fewest cards of each GPU model the snapshot offers that hold it."""
+    needed = resolved.memory_needed_gb
+    if needed is None:
+        return None
+    fewest = _fewest_cards(tuple(snapshot.tables.memory_by_gpu.items()), needed)  # sorted by GPU id
+    return MemoryNeed(needed_gb=round(needed, 2), min_cards=dict(fewest))
+
+
+@functools.lru_cache(maxsize=256)
+def _fewest_cards(
+    memory_by_gpu: tuple[tuple[str, float], ...], needed_gb: float
+) -> tuple[tuple[str, int], ...]:
+    """``(GPU, fewest cards)`` per GPU model: the same for every request of one model size and catalog."""
+    if not memory_by_gpu:
+        return ()
+    gpus, memory_gb = zip(*memory_by_gpu, strict=True)
+    fewest = min_cards(needed_gb, np.array(memory_gb))
+    return tuple(zip(gpus, (int(cards) for cards in fewest), strict=True))
+
+
+def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
+    """Rank every feasible way to run the job by cost, time or value; pure."""
+    tables = snapshot.tables
+    known = snapshot.known(options.vendors)
+    resolved = resolve_request(
+        request, tables, snapshot.statuses.keys(), options.catalog, options.bytes_per_param, known=known
+    )
+    now_s = options.now.timestamp()
+
+    def run(resolved: ResolvedRequest) -> Evaluation:
+        return evaluate(
+            tables,
+            resolved,
+            catalog=options.catalog,
+            now_s=now_s,
+            price_max_age_s=options.price_max_age_s,
+            cross_node_factor=options.cross_node_factor,
+            max_plan_cards=options.max_plan_cards,
+            cross_city_mbps=options.cross_city_mbps,
+        )
+
+    evaluation = run(resolved)
+    names = _prose_names(snapshot, options, request.lang)
+    memory = _memory_need(resolved, snapshot)
+    warnings = _response_warnings(resolved, evaluation, snapshot, options)
+    snapshot_info = SnapshotInfo(version=snapshot.version, oldest_fetched_at=snapshot.oldest_fetched_at)
+    keys = CandidateKeys.of_cells(
+        evaluation.qualifying,
+        evaluation.cells,
+        evaluation.cost_expected,
+        evaluation.hours_expected,
+        offers=tables.size,
+        id_order=tables.id_order,
+        counts=evaluation.counts,
+        time_value_cny_per_hour=request.time_value_cny_per_hour,
+    )
+    if keys.size == 0:
+        return QuoteResponse(
+            quotes=[],
+            excluded=evaluation.excluded,
+            snapshot=snapshot_info,
+            summary=nothing_fits_summary(run, resolved, evaluation, snapshot, names),
+            rank_by=request.rank_by,
+            cheapest=None,
+            fastest=None,
+            recommended=None,
+            warnings=warnings,
+            memory=memory,
+        )
+
+    picks = pick(keys, request.rank_by, request.limit)
+    ranked = sorted(picks.ranks, key=picks.ranks.__getitem__)
+    # (offer, count column, rank) of each, the grid positions split in one call rather than one per quote.
+    columns, offers = np.divmod(keys.positions[ranked], keys.offers)
+    chosen = list(zip(offers.tolist(), columns.tolist(), map(picks.ranks.__getitem__, ranked), strict=True))
+    single_at = _add_single_card(chosen, evaluation, tables, request)
+    context = QuoteContext(
+        tables=tables,
+        evaluation=evaluation,
+        resolved=resolved,
+        catalog=options.catalog,
+        now_s=now_s,
+        price_max_age_s=options.price_max_age_s,
+        operator_factor=options.cross_node_factor,
+        cross_city_mbps=options.cross_city_mbps,
+        lang=request.lang,
+    )
+    structs = build_quotes(context, chosen)
+    built = dict(zip(ranked, structs, strict=False))
+    quotes = structs[: len(ranked)]
+    single = None if single_at is None else structs[single_at]
+    matching_min_cards = evaluation.min_cards[evaluation.matching]
+    summary = quote_summary(
+        recommended=built[picks.recommended],
+        fastest=built[picks.fastest],
+        single=single,
+        quotes=quotes,
+        response_warnings=warnings,
+        names=names,
+        min_cards=int(matching_min_cards.min()) if matching_min_cards.size else None,
+        request=request,
+    )
+    return QuoteResponse(
+        quotes=quotes,
+        excluded=evaluation.excluded,
+        snapshot=snapshot_info,
+        summary=summary,
+        rank_by=request.rank_by,
+        cheapest=built[picks.cheapest].id,
+        fastest=built[picks.fastest].id,
+        recommended=built[picks.recommended].id,
+        warnings=warnings,
+        memory=memory,
+    )

@@ -1,0 +1,57 @@
+"""Combined plans' cells: which a layout prices, and their costs against the products they combine.
+
+A combined plan (``model.plans``) is quoted only where it beats, to the fen at the expected bound, every
+product it combines on its own at the same count; ``plan_costs`` prices the cells in bulk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.money import cents_array
+from service.quote.evaluate.plan_costs import PlanCells, cell_terms, plan_costs
+from service.quote.model.tables import OfferTables
+
+__all__ = ["PricedPlans", "plan_cells", "price_plans"]
+
+
+@dataclass(frozen=True, slots=True)
+class PricedPlans:
+    """The combined plans' cells a response can read, as indices of a layout's billed cells
+    (``_layout``), and what pricing them needs (``plan_cells``): the same for every request of one layout."""
+
+    at: IntArray  # (plan cells,) ascending
+    parts_at: IntArray  # (plan cells, 4): the products each plan combines, at the same count
+    offers: IntArray  # (plan cells,) their rows
+    speedup_at: IntArray  # (plan cells,) their flat positions in a (counts, speed-up columns) table
+    terms: PlanCells  # the cells once per priced bound, bound by bound (low, expected, high)
+
+
+def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray) -> PricedPlans:
+    """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``); ``cells``: the flat
+    positions of the billed cells (ascending), which hold every needed one."""
+    count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
+    row_base = count_at * tables.size
+    offers = tables.offer_count + plan_at
+    return PricedPlans(
+        at=np.searchsorted(cells, row_base + offers),
+        parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
+        offers=offers,
+        speedup_at=count_at * len(tables.scaling_keys) + tables.scaling_code[offers],
+        terms=cell_terms(tables.plan_arrays, np.tile(plan_at, 3), np.tile(cards[count_at], 3)),
+    )
+
+
+def price_plans(
+    tables: OfferTables, plans: PricedPlans, hours: FloatArray, expected_cost: FloatArray
+) -> tuple[BoolArray, FloatArray]:
+    """The plan cells' costs at each bound's ``hours`` (``(3, plan cells)``: low / expected / high), and
+    whether each plan is cheaper (to the fen, expected) than every product it combines on its own
+    (``expected_cost``: every billed cell's)."""
+    costs = plan_costs(tables.plan_arrays, plans.terms, hours.ravel()).reshape(hours.shape)
+    alone = expected_cost.take(plans.parts_at).min(axis=1)
+    keep: BoolArray = cents_array(costs[1]) < cents_array(alone)
+    return keep, costs

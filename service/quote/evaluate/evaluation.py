@@ -1,0 +1,332 @@
+"""Every (card count × offer) candidate a response can read evaluated and billed at once, cell by cell.
+
+Each bound of speed-up, hours and cost (low / expected / high) is worked out here, once, for every
+candidate; the quotes a response returns are gathered from these arrays, never billed again.
+
+Stages, one word each (a candidate is one offer at one card count):
+
+- ``matching`` (per offer): inside the request's gpus/regions/cities/vendors/pricing/min memory, and, when hours
+  must be converted, its GPU is in the catalog. Failing this counts as ``filters``.
+- ``possible``: matching, and the offer supplies exactly n cards (machine size, bundle multiples, node
+  limits, stock: else ``capacity``) that hold the model (else ``memory``; both may count).
+- ``runnable``: possible at a price the engine may use: fresh, or stale when no fresh candidate qualifies
+  (``stale`` counts the stale ones left out, only when fresh candidates qualified).
+- ``qualifying``: runnable, within the deadline and budget (``deadline``, ``budget``) and at a card count
+  the caller asked for: the candidates ranked and returned.
+
+Deadline and budget compare the expected figures as the response shows them (hours to 0.01 h, money to
+the fen, rounded by the same ``cents_array`` that rounds the quotes), so a returned quote never shows a
+figure past a limit. ``excluded`` counts only the card counts the caller asked for.
+
+Hours on one card of an offer's GPU are a range too when they are converted from ``reference_gpu``: the
+catalog's speed range between the two models (``adapters.gpus.conversion_range``), or the caller's
+measured ratio (``workload.speed_ratios``) where given. The low bound pairs the optimistic conversion with
+the optimistic scaling end, the high bound the pessimistic with the pessimistic; deadline and budget still
+judge the expected figures, and a quote whose high end passes them says so.
+
+The one-card column is always evaluated, asked for or not, so the summary can say what a single card
+would cost and take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from adapters.gpus import GpuCatalog, conversion_range
+from schemas.quote import Excluded
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.evaluate.figures import (
+    BoundTerms,
+    Figure,
+    add_data_fees,
+    bill,
+    bounds_at,
+    fees_per_offer,
+    price_plan_cells,
+)
+from service.quote.evaluate.filters import filter_mask
+from service.quote.evaluate.judge import judge, per_cell
+from service.quote.evaluate.layout import Layout, build_layout, cached_layout
+from service.quote.evaluate.locality import copy_hours, elsewhere
+from service.quote.jobs.batch import plan_candidates
+from service.quote.jobs.deadline import fewest_meeting_deadline
+from service.quote.jobs.serving import serving_candidates
+from service.quote.model.memory import min_cards
+from service.quote.model.scaling import ScalingColumns, speedup_columns
+from service.quote.model.tables import OfferTables
+from service.quote.resolve import ResolvedRequest
+
+__all__ = ["Evaluation", "Figure", "evaluate"]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """Per-offer columns ``(offers,)``, and per billed cell (``cells``) the masks and figures.
+
+    A cell is one offer at one card count; ``cells`` holds the billed ones as flat positions of the
+    (counts × offers) grid, ascending (``_layout``): every candidate that can be quoted is among them.
+    """
+
+    counts: tuple[int, ...]
+    one_card_column: int
+    cells: IntArray  # (cells,) flat (counts × offers) positions
+    cell_offer: IntArray  # (cells,) the offer of each
+    one_card_hours: FloatArray  # (3, offers) low / expected / high hours on one card of the offer's GPU
+    conversion: FloatArray  # (3, offers) low / expected / high speed over the reference GPU; 1 unconverted
+    min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
+    stale: BoolArray  # (offers,)
+    matching: BoolArray  # (offers,)
+    # (Figure, cells): the low and high bounds' rows only where billed up front (``figures_at``: all)
+    figures: FloatArray
+    # Speed-ups as (counts × columns) tables and each offer's column (its machine size and interconnect),
+    # with each column's curve and cross-node factor, for the figures and the notes.
+    scaling: ScalingColumns
+    runnable: BoolArray  # (cells,)
+    qualifying: BoolArray  # (cells,)
+    used_stale: bool
+    excluded: Excluded
+    bounds: BoundTerms  # what the low and high bounds of the returned cells are billed from
+    remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
+
+    @property
+    def one_card_cells(self) -> slice:
+        """The one-card column's cells, one per offer in offer order (always billed whole, ``_layout``)."""
+        offers = self.one_card_hours.shape[1]
+        return slice(self.one_card_column * offers, (self.one_card_column + 1) * offers)
+
+    def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:
+        """The cells of offers ``offers`` at count columns ``columns`` (each a billed cell)."""
+        positions: IntArray = columns * self.one_card_hours.shape[1] + offers
+        if self.cells.size == len(self.counts) * self.one_card_hours.shape[1]:
+            return positions  # every cell billed
+        at: IntArray = np.searchsorted(self.cells, positions)
+        return at
+
+    def cell(self, column: int, offer: int) -> int:
+        """The cell of offer ``offer`` at count column ``column`` (a billed cell)."""
+        return int(np.searchsorted(self.cells, column * self.one_card_hours.shape[1] + offer))
+
+    def figures_at(
+        self,
+        tables: OfferTables,
+        columns: IntArray,
+        offers: IntArray,
+        speedups: tuple[FloatArray, FloatArray],
+    ) -> FloatArray:
+        """``(Figure, cells)``: every figure of offers ``offers`` at count columns ``columns``, whose
+        high and low speed-ups the caller gathered as ``speedups``."""
+        cells = self.cell_at(columns, offers)
+        figures: FloatArray = self.figures.take(cells, axis=1)
+        bounds_at(tables, self.bounds, figures, cells, offers, speedups)
+        return figures
+
+    def offers_qualifying(self) -> BoolArray:
+        """``(offers,)``: whether any count of the offer qualifies."""
+        quoted = np.zeros(self.one_card_hours.shape[1], dtype=np.bool_)
+        quoted[self.cell_offer[self.qualifying]] = True
+        return quoted
+
+    @property
+    def hours_expected(self) -> FloatArray:
+        hours: FloatArray = self.figures[Figure.HOURS_EXPECTED]
+        return hours
+
+    @property
+    def cost_expected(self) -> FloatArray:
+        cost: FloatArray = self.figures[Figure.COST_EXPECTED]
+        return cost
+
+
+def _conversion(
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
+) -> tuple[FloatArray, FloatArray]:
+    """``(3, offers)``: each offer's low / expected / high speed over the reference GPU, and the same
+    high / expected / low (the order the one-card hours bounds divide by).
+
+    1 at every end without a reference; the caller's measured ratio at every end where given; NaN for a
+    GPU the catalog does not rate (its hours cannot be converted, and it is dropped with the filters).
+    """
+    reference = resolved.reference_gpu
+    if reference is None:
+        ones = np.ones((3, tables.size))
+        return ones, ones
+    key = (id(catalog), reference, tuple(sorted(resolved.speed_ratios.items())))
+    cached = tables.conversions.get(key)
+    if cached is not None:
+        return cached[1:]
+    if len(tables.conversions) >= _CONVERSIONS_KEPT:
+        tables.conversions.clear()
+    by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
+    for code, name in enumerate(tables.gpu_names):
+        if name == reference:
+            by_gpu[code] = 1.0
+        elif name in resolved.speed_ratios:
+            by_gpu[code] = resolved.speed_ratios[name]
+        elif name in catalog:
+            by_gpu[code] = conversion_range(catalog, reference, name)
+    factors: FloatArray = np.ascontiguousarray(by_gpu[tables.gpu_code].T)
+    fastest_first: FloatArray = np.ascontiguousarray(factors[::-1])
+    # Shared by the requests with the same reference.
+    factors.flags.writeable = fastest_first.flags.writeable = False
+    tables.conversions[key] = (catalog, factors, fastest_first)
+    return factors, fastest_first
+
+
+_CONVERSIONS_KEPT = 64  # (catalog, reference, measured ratios) kept per snapshot
+
+
+def _batch_layout(
+    tables: OfferTables,
+    resolved: ResolvedRequest,
+    rows: tuple[BoolArray, FloatArray, FloatArray],
+    speedups_at: Callable[[Sequence[int]], ScalingColumns],
+    max_plan_cards: int,
+) -> Layout:
+    """The layout of a batch job: the requested counts, or every count each row sells (and, with a
+    deadline, the fewest meeting it). ``rows``: matching, the memory minimum and the expected one-card
+    hours. Only the fewest cards meeting a deadline depend on the job: a deadline's layout is kept by
+    them (they stay the same over a wide range of hours)."""
+    counts = resolved.evaluated_counts
+    if resolved.card_counts is not None:
+        requested = np.isin(counts, resolved.card_counts)[:, None]
+        return cached_layout(
+            tables.layouts, (counts, resolved.card_counts), lambda: build_layout(tables, counts, requested)
+        )
+    deadline_hours = resolved.request.deadline_hours
+    if deadline_hours is None:
+        return cached_layout(
+            tables.layouts,
+            (counts, max_plan_cards),
+            lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, None)),
+        )
+    matching, fewest_cards, one_card_hours = rows
+    deadline_cards = fewest_meeting_deadline(
+        tables, speedups_at((1,)), one_card_hours, deadline_hours, matching, fewest_cards, max_plan_cards
+    )
+    return cached_layout(
+        tables.deadline_layouts,
+        (counts, max_plan_cards, deadline_cards.tobytes()),
+        lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, deadline_cards)),
+    )
+
+
+_NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
+_NO_COSTS: FloatArray = np.empty((2, 0))
+
+
+def evaluate(
+    tables: OfferTables,
+    resolved: ResolvedRequest,
+    *,
+    catalog: GpuCatalog,
+    now_s: float,
+    price_max_age_s: float,
+    cross_node_factor: float,
+    cross_city_mbps: float = 500.0,
+    max_plan_cards: int = 512,
+) -> Evaluation:
+    request = resolved.request
+    conversion, fastest_first = _conversion(tables, resolved, catalog)
+    # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
+    one_card_hours: FloatArray = resolved.job_hours / fastest_first
+    finite = np.isfinite(one_card_hours)
+    matching = filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
+    stale = (now_s - tables.fetched_at_s) > price_max_age_s
+    if resolved.memory_needed_gb is None:
+        fewest_cards = np.ones(tables.size)
+    else:
+        fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
+    workload = request.workload
+    curve = None if request.scaling is None else resolved.curve
+
+    def speedups_at(card_counts: Sequence[int]) -> ScalingColumns:
+        return speedup_columns(
+            card_counts,
+            tables.scaling_keys,
+            tables.scaling_code,
+            curve=curve,
+            communication=workload.communication,
+            cross_node_factor=workload.cross_node_factor,
+            operator_factor=cross_node_factor,
+            serving=resolved.serving,
+        )
+
+    if resolved.serving:
+        evaluated_counts, requested, units_rented, placed = serving_candidates(
+            tables, fewest_cards, resolved.replicas, resolved.card_counts, matching
+        )
+        layout = build_layout(tables, evaluated_counts, requested, units_rented=units_rented, placed=placed)
+    else:
+        layout = _batch_layout(
+            tables, resolved, (matching, fewest_cards, one_card_hours[1]), speedups_at, max_plan_cards
+        )
+    speedups = layout.gathered(
+        (curve, workload.communication, workload.cross_node_factor, cross_node_factor, resolved.serving),
+        speedups_at,
+    )
+    scaling = speedups.scaling
+    remote = elsewhere(tables, resolved.data_city)
+    extra_hours = None
+    if workload.dataset_gb and remote.any():
+        extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
+    figures = bill(tables, layout, one_card_hours, speedups, extra_hours)
+    requested = layout.requested
+    plan_cells, plan_costs = _NO_CELLS, _NO_COSTS
+    if layout.plans is not None:
+        # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
+        # quoted only where it beats every product it combines on its own.
+        plan_cells = layout.plans.at
+        keep, plan_costs = price_plan_cells(
+            tables, layout.plans, figures, speedups, (one_card_hours, extra_hours)
+        )
+        requested = requested.copy()
+        requested[plan_cells] &= keep
+    fees = fees_per_offer(tables, remote, workload.dataset_gb)
+    add_data_fees(figures, layout.cell_offer, fees, every_bound=layout.bounds_up_front)
+    # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
+    # when some count below the most cards does not hold it.
+    cell_offer = layout.cell_offer
+    memory_ok = per_cell(fewest_cards <= tables.max_units * tables.unit_cards, cell_offer, True)
+    if fewest_cards.max(initial=1.0) > layout.cards[0]:
+        holds = layout.cell_cards >= fewest_cards.take(cell_offer)
+        memory_ok = holds if memory_ok is None else memory_ok & holds
+    runnable, qualifying, used_stale, excluded = judge(
+        request,
+        figures,
+        requested,
+        (
+            per_cell(matching, cell_offer, True),
+            layout.supplies,
+            memory_ok,
+            per_cell(stale, cell_offer, False),
+        ),
+    )
+    return Evaluation(
+        counts=layout.counts,
+        one_card_column=layout.one_card_column,
+        cells=layout.cells,
+        cell_offer=cell_offer,
+        one_card_hours=one_card_hours,
+        conversion=conversion,
+        min_cards=fewest_cards,
+        stale=stale,
+        matching=matching,
+        figures=figures,
+        scaling=scaling,
+        runnable=runnable,
+        qualifying=qualifying,
+        used_stale=used_stale,
+        excluded=excluded,
+        bounds=BoundTerms(
+            billed=layout.bounds_up_front,
+            one_card_hours=one_card_hours,
+            extra_hours=extra_hours,
+            fees=fees,
+            plan_cells=plan_cells,
+            plan_costs=plan_costs,
+        ),
+        remote=remote,
+    )

@@ -1,0 +1,272 @@
+"""The figures of every candidate an evaluation bills: what ``Figure`` rows hold and how they are filled.
+
+``bill`` lays the figures out as one ``(Figure, cells)`` block over the cells the layout bills
+(``_layout``: the dense counts' whole rows, then the needed cells of the others): the units and hourly
+rate copied from the layout, each hours bound divided from the one-card hours by its speed-up, billed by
+the one rule in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and
+traffic (``_locality``).
+
+The deadline, the budget, the ranking, the combined plans' keep test and the single-card comparison
+read only the expected bound; the low and high bounds only a returned quote shows. So unless the layout
+bills them up front (``Layout.bounds_up_front``: a small table, where the numpy calls of billing a few
+cells cost more than the cells they skip), the bounds' rows are left unwritten and ``bounds_at`` bills
+them for the returned cells alone, element by element with the same arithmetic. A request's work thus
+follows the cells a response can read, not the (counts × rows) grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.evaluate.combined import PricedPlans, price_plans
+from service.quote.evaluate.layout import GatheredSpeedups, Layout
+from service.quote.evaluate.locality import data_fees
+from service.quote.model.billing import billed_hours
+from service.quote.model.tables import OfferTables
+
+__all__ = [
+    "BoundTerms",
+    "Figure",
+    "add_data_fees",
+    "bill",
+    "bounds_at",
+    "fees_per_offer",
+    "price_plan_cells",
+    "unknown_hours",
+]
+
+
+class Figure(IntEnum):
+    """Rows of ``Evaluation.figures``, each one figure per billed cell (``Evaluation.cells``).
+
+    A range's bounds are consecutive rows, low first: a quote takes each range as one slice.
+    """
+
+    UNITS = 0  # rented: cards, nodes, bundles or packages
+    HOURLY_RATE_CNY = 1
+    HOURS_LOW = 2  # wall-clock, on the high speed-up
+    HOURS_EXPECTED = 3
+    HOURS_HIGH = 4  # on the low speed-up
+    BILLED_HOURS = 5  # of the expected hours
+    COST_LOW = 6  # each bound billed on its own hours
+    COST_EXPECTED = 7
+    COST_HIGH = 8
+    STORAGE_CNY = 9  # of the expected cost: the data set stored over the expected hours (``_locality``)
+    TRAFFIC_CNY = 10  # of every cost bound: the data set copied in from another city
+
+
+# Rows ``HOURS_LOW`` to ``COST_HIGH``, as ``_bill_cells`` fills them, and the low and high bounds alone.
+_BILLED = Figure.BILLED_HOURS - Figure.HOURS_LOW
+_BILLED_ROWS = slice(Figure.HOURS_LOW, Figure.COST_HIGH + 1)
+_HOURS_BOUNDS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1, 2)
+_COST_BOUNDS = slice(Figure.COST_LOW, Figure.COST_HIGH + 1, 2)
+_EVERY_HOURS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1)
+_EVERY_COST = slice(Figure.COST_LOW, Figure.COST_HIGH + 1)
+
+
+def unknown_hours() -> np.errstate:
+    """The floating-point state for arithmetic over every billed cell: an offer whose one-card hours
+    are unknown (a GPU the catalog does not rate) has NaN or infinite figures, never kept."""
+    return np.errstate(over="ignore", invalid="ignore")
+
+
+def _hours(
+    one_card_hours: FloatArray, speedups: FloatArray, extra_hours: FloatArray | None, *, out: FloatArray
+) -> None:
+    """Wall-clock hours into ``out``: the one-card hours over the speed-up, plus the wait for data
+    copied from another city (not shortened by more cards)."""
+    np.divide(one_card_hours, speedups, out=out)
+    if extra_hours is not None:
+        out += extra_hours
+
+
+def _bill_cells(
+    out: FloatArray,
+    one_card_hours: FloatArray,
+    speedups: FloatArray,
+    extra_hours: FloatArray | None,
+    terms: tuple[FloatArray, FloatArray, FloatArray],
+) -> None:
+    """Every bound's hours, the billed hours and the cost bounds of some cells into ``out``, rows
+    ``HOURS_LOW`` to ``COST_HIGH`` (``speedups``: high / expected / low, the order the hours bounds divide
+    by); ``terms``: the granularity, the minimum billed hours and the hourly rate."""
+    granularity_hours, min_billed_hours, hourly_rate = terms
+    hours = out[:_BILLED]
+    _hours(one_card_hours, speedups, extra_hours, out=hours)
+    # The cost rows hold the billed hours until multiplied by the rate.
+    billed = billed_hours(hours, granularity_hours, min_billed_hours, out=out[_BILLED + 1 :])
+    out[_BILLED] = billed[1]
+    billed *= hourly_rate
+
+
+def bill(
+    tables: OfferTables,
+    layout: Layout,
+    one_card_hours: FloatArray,
+    speedups: GatheredSpeedups,
+    extra_hours: FloatArray | None,
+) -> FloatArray:
+    """The figures of every cell the layout bills, ``(Figure, cells)`` (``_layout``): the dense counts'
+    whole rows billed row by row, then the few needed cells of the other counts one by one; the low and
+    high bounds only where the layout bills them up front (module docstring)."""
+    figures = np.empty((len(Figure), layout.cells.size))
+    figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
+    figures[Figure.STORAGE_CNY :] = 0.0  # the data fees, added by ``add_data_fees`` with a data set
+    rate = figures[Figure.HOURLY_RATE_CNY]
+    dense = slice(None, layout.dense * tables.size)
+    dense_shape = (layout.dense, tables.size)
+    if speedups.every_bound is not None:  # every count dense
+        _bill_cells(
+            figures[_BILLED_ROWS].reshape(_BILLED_ROWS.stop - _BILLED_ROWS.start, *dense_shape),
+            one_card_hours[:, None, :],
+            speedups.every_bound,
+            extra_hours,
+            (tables.granularity_hours, tables.min_billed_hours, rate.reshape(dense_shape)),
+        )
+        return figures
+    hours, billed = figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS]
+    dense_hours = hours[dense].reshape(dense_shape)
+    _hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
+    billed_hours(
+        dense_hours,
+        tables.granularity_hours,
+        tables.min_billed_hours,
+        out=billed[dense].reshape(dense_shape),
+    )
+    sparse = slice(dense.stop, None)
+    if dense.stop < layout.cells.size:
+        offers = layout.cell_offer[sparse]
+        extra = None if extra_hours is None else extra_hours.take(offers)
+        _hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
+        billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=billed[sparse])
+    np.multiply(billed, rate, out=figures[Figure.COST_EXPECTED])
+    return figures
+
+
+def price_plan_cells(
+    tables: OfferTables,
+    plans: PricedPlans,
+    figures: FloatArray,
+    speedups: GatheredSpeedups,
+    rows: tuple[FloatArray, FloatArray | None],
+) -> tuple[BoolArray, FloatArray]:
+    """The combined plans' cells priced at each bound's hours (``_candidates.price_plans``), their costs
+    written where ``figures`` bills them; ``rows``: the one-card hours and the copy's extra hours per
+    offer. Returns whether each plan is quoted and its low and high costs (``(2, plan cells)``)."""
+    one_card_hours, extra_hours = rows
+    expected_cost = figures[Figure.COST_EXPECTED]
+    if speedups.every_bound is not None:
+        keep, costs = price_plans(tables, plans, figures[_EVERY_HOURS].take(plans.at, axis=1), expected_cost)
+        figures[_EVERY_COST, plans.at] = costs
+    else:
+        hours = np.empty((3, plans.at.size))
+        high_low = (speedups.plans[0], speedups.plans[1])
+        _bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2])
+        figures[Figure.HOURS_EXPECTED].take(plans.at, out=hours[1])
+        keep, costs = price_plans(tables, plans, hours, expected_cost)
+        expected_cost[plans.at] = costs[1]
+    return keep, costs[::2]
+
+
+def add_data_fees(
+    figures: FloatArray,
+    cell_offer: IntArray,
+    fees: tuple[FloatArray, FloatArray] | None,
+    *,
+    every_bound: bool,
+) -> None:
+    """Storage over each billed bound's hours (``every_bound``: all three, else the expected one) and the
+    copy's traffic, added to the cost bounds; ``cell_offer``: the row of each cell of ``figures``;
+    ``fees``: ``fees_per_offer``."""
+    if fees is None:
+        return
+    storage_per_hour, traffic = fees
+    storage_per_hour = storage_per_hour.take(cell_offer)
+    figures[Figure.TRAFFIC_CNY] = traffic.take(cell_offer)
+    bounds = _BOUNDS if every_bound else _BOUNDS[1:2]
+    with unknown_hours():
+        for hours_row, cost_row in bounds:
+            storage = storage_per_hour * figures[hours_row]
+            if cost_row == Figure.COST_EXPECTED:
+                figures[Figure.STORAGE_CNY] = storage
+            figures[cost_row] += storage + figures[Figure.TRAFFIC_CNY]
+
+
+_BOUNDS = (
+    (Figure.HOURS_LOW, Figure.COST_LOW),
+    (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED),
+    (Figure.HOURS_HIGH, Figure.COST_HIGH),
+)
+
+
+def fees_per_offer(
+    tables: OfferTables, remote: BoolArray, dataset_gb: float | None
+) -> tuple[FloatArray, FloatArray] | None:
+    """Per offer: a data set's storage CNY per hour and its copy's traffic CNY (``_locality``); None
+    without a data set."""
+    if not dataset_gb:
+        return None
+    storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
+    return dataset_gb * storage_per_gb_hour, dataset_gb * traffic_per_gb
+
+
+def _bound_hours(
+    one_card_hours: FloatArray,
+    offers: IntArray,
+    speedups: tuple[FloatArray, FloatArray],
+    extra_hours: FloatArray | None,
+    *,
+    out: FloatArray,
+) -> None:
+    """The low and high hours of the cells of ``offers`` into ``out`` (``(2, cells)``; ``speedups``:
+    theirs, high and low: the fewest hours divide by the highest speed-up, the most by the lowest), as
+    ``bill`` works out the expected ones."""
+    extra = None if extra_hours is None else extra_hours.take(offers)
+    bounds = one_card_hours[::2].take(offers, axis=1)
+    _hours(bounds[0], speedups[0], extra, out=out[0])
+    _hours(bounds[1], speedups[1], extra, out=out[1])
+
+
+@dataclass(frozen=True, slots=True)
+class BoundTerms:
+    """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
+
+    billed: bool  # the layout billed them up front: nothing to bill
+    one_card_hours: FloatArray  # (3, offers) low / expected / high
+    extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
+    fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
+    plan_cells: IntArray  # (plan cells,) the combined plans' cells priced, ascending
+    plan_costs: FloatArray  # (2, plan cells) their low and high costs (``price_plan_cells``)
+
+
+def bounds_at(
+    tables: OfferTables,
+    terms: BoundTerms,
+    figures: FloatArray,
+    cells: IntArray,
+    offers: IntArray,
+    speedups: tuple[FloatArray, FloatArray],
+) -> None:
+    """Bill the low and high bounds into ``figures`` (``(Figure, cells)``, gathered for some billed
+    ``cells`` of ``offers``, whose high and low speed-ups ``speedups`` are given) as ``bill``,
+    ``price_plan_cells`` and ``add_data_fees`` bill the expected one: element by element, the same
+    arithmetic, so the same floats."""
+    if terms.billed:
+        return
+    hours = figures[_HOURS_BOUNDS]
+    _bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours)
+    cost = figures[_COST_BOUNDS]
+    billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
+    cost *= figures[Figure.HOURLY_RATE_CNY]
+    plan = [at for at, offer in enumerate(offers.tolist()) if offer >= tables.offer_count]
+    if plan:
+        # Combined plans: the cheapest combination for each bound's hours, priced with the others.
+        cost[:, plan] = terms.plan_costs[:, np.searchsorted(terms.plan_cells, cells[plan])]
+    if terms.fees is not None:
+        storage_per_hour, traffic = terms.fees
+        with unknown_hours():
+            cost += storage_per_hour.take(offers) * hours + traffic.take(offers)

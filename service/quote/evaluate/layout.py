@@ -1,0 +1,226 @@
+"""The part of an evaluation no job changes: the cells evaluated, what each rents, and where it is read.
+
+A request's job (its hours, reference GPU, speed-up curve, memory minimum) changes the hours and costs;
+the card counts evaluated, the candidates quoted (``requested``), the units rented at each count, the
+hourly rates, whether the offer supplies those cards, and which cells a response can read depend only on
+the snapshot and the counts asked for. A batch job's ``Layout`` is therefore built once per snapshot and
+request shape and kept on the offer tables (``OfferTables.layouts``, ``cached_layout``); with a deadline
+the shape includes each row's fewest cards meeting it, which move with the job's hours, so those layouts
+are kept apart (``OfferTables.deadline_layouts``). A serving job's units depend on its memory minimum,
+so its layout is built per request.
+
+The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
+single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
+them). Counts up to ``dense`` (the last one where at least half the rows are read; every count of a small
+table) are billed row by row; past it only the needed cells are billed (``sparse_*``); the rest is never
+billed. The billed cells (``cells``) are kept as flat ``(counts, rows)`` positions in ascending order,
+the dense counts' whole rows first, and every per-cell array of a layout and an evaluation is laid out
+along them: a request's work is proportional to the cells billed, not to the grid. The one-card column
+is always among the dense counts (every row is read there). Combined plans are priced only at the
+needed cells.
+
+Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
+(``Layout.speedups``): a request then divides its one-card hours by them in one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.evaluate.combined import PricedPlans, plan_cells
+from service.quote.model.scaling import ScalingColumns
+from service.quote.model.tables import OfferTables
+
+__all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout"]
+
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
+
+# A count at which fewer than this share of the candidates can be read is billed cell by cell.
+_SPARSE_SHARE = 0.5
+_DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
+_LAYOUTS_KEPT = 16  # request shapes whose layout is kept per snapshot
+_SPEEDUPS_KEPT = 8  # speed-up curves whose gathered speed-ups are kept per layout
+
+
+@dataclass(frozen=True, slots=True)
+class GatheredSpeedups:
+    """One curve's expected speed-up per cell, and the high and low ones of the combined plans' cells
+    (priced at every bound); the others' high and low ones are gathered for the returned quotes alone
+    (``_figures.bounds_at``), unless the layout bills the bounds up front (``every_bound``)."""
+
+    scaling: ScalingColumns
+    dense: FloatArray  # (dense counts, rows)
+    sparse: FloatArray  # (sparse cells,)
+    plans: FloatArray  # (2, plan cells): high, then low (``_figures.price_plan_cells``)
+    every_bound: FloatArray | None  # (3, counts, rows): high / expected / low, where ``bounds_up_front``
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The job-independent arrays of one evaluation, per billed cell unless said; read-only."""
+
+    counts: tuple[int, ...]
+    cards: FloatArray  # (counts,)
+    one_card_column: int
+    cells: IntArray  # (cells,) flat positions of the billed cells, ascending
+    cell_offer: IntArray  # (cells,) their rows
+    cell_cards: FloatArray  # (cells,) their card counts
+    requested: BoolArray  # (cells,) quoted, before combined plans are compared with their parts
+    units_rate: FloatArray  # (2, cells): units rented, then their hourly rate in CNY
+    supplies: BoolArray  # (cells,) the offer supplies exactly these cards, within its limits and stock
+    dense: int  # counts billed row by row: their whole rows are the first ``dense × rows`` cells
+    # Every count dense and few cells: the low and high bounds are billed with the expected one, where
+    # the numpy calls of billing them for the returned quotes alone cost more than the cells they skip.
+    bounds_up_front: bool
+    # (sparse cells,) the cells past ``dense`` as flat positions of a (counts, speed-up columns) table
+    sparse_speedup_at: IntArray
+    sparse_terms: FloatArray  # (2, sparse cells): granularity hours, minimum billed hours
+    plans: PricedPlans | None  # the combined plans' needed cells; None without plans
+    speedups: dict[Hashable, GatheredSpeedups] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    def gathered(
+        self, key: Hashable, scaling_at: Callable[[Sequence[int]], ScalingColumns]
+    ) -> GatheredSpeedups:
+        """The speed-ups of curve ``key`` (``scaling_at`` works them out per count) gathered per cell."""
+        found = self.speedups.get(key)
+        if found is None:
+            if len(self.speedups) >= _SPEEDUPS_KEPT:
+                self.speedups.clear()
+            scaling = scaling_at(self.counts)
+            table = scaling.expected
+            found = GatheredSpeedups(
+                scaling=scaling,
+                dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
+                sparse=_frozen(table.take(self.sparse_speedup_at)),
+                every_bound=_frozen(
+                    np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
+                )
+                if self.bounds_up_front
+                else None,
+                plans=_frozen(
+                    np.empty((2, 0))
+                    if self.plans is None
+                    else np.stack(
+                        (scaling.high.take(self.plans.speedup_at), scaling.low.take(self.plans.speedup_at))
+                    )
+                ),
+            )
+            self.speedups[key] = found
+        return found
+
+
+def _frozen(array: _ArrayT) -> _ArrayT:
+    array.flags.writeable = False
+    return array
+
+
+def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> BoolArray:
+    """Whether renting ``units`` gives exactly the cards asked for, within the offer's limits and stock."""
+    billed_cards = units * tables.unit_cards
+    supplies = (units <= tables.max_units) & (billed_cards <= tables.available_cards)
+    if tables.whole_units_only.any():
+        # A bundle supplies exactly n cards only when n is a whole number of bundles.
+        supplies &= ~tables.whole_units_only | (billed_cards == cards)
+    return supplies
+
+
+def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> BoolArray:
+    """The cells a response can read (see the module docstring); no other plan cell is priced."""
+    needed = requested.copy()
+    needed[one_card_column] = True
+    if tables.plans:
+        count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
+        needed[count_at[:, None], tables.plan_arrays.part_rows[plan_at]] = True
+    return needed
+
+
+def _dense_rows(needed: BoolArray) -> int:
+    """How many leading counts are billed whole: up to the last one with many candidates needed, or
+    every count of a small table (where the numpy calls of billing cell by cell cost more than the
+    cells they skip)."""
+    if needed.size <= _DENSE_CELLS:
+        return int(needed.shape[0])
+    dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
+    return int(dense[-1]) + 1 if dense.size else 0
+
+
+def build_layout(
+    tables: OfferTables,
+    counts: tuple[int, ...],
+    requested: BoolArray,
+    *,
+    units_rented: FloatArray | None = None,
+    placed: BoolArray | None = None,
+) -> Layout:
+    """The layout of ``counts`` with ``requested`` (broadcast to ``(counts, rows)``).
+
+    ``units_rented`` and ``placed`` replace the one-rental units and capacity check (a serving job's
+    replicas placed over several machines, ``_candidates.serving_units``); every cell is then billed.
+    """
+    cards = np.array(counts, dtype=np.float64)
+    shape = (cards.size, tables.size)
+    requested = np.array(np.broadcast_to(requested, shape))
+    one_card_column = counts.index(1)
+    units_rate = np.empty((2, *shape))
+    units = units_rate[0]
+    np.divide(cards[:, None], tables.unit_cards, out=units)
+    np.ceil(units, out=units)
+    np.maximum(tables.min_units, units, out=units)
+    if units_rented is not None:
+        units[...] = units_rented
+    np.multiply(units, tables.unit_rate_cny_per_hour, out=units_rate[1])
+    supplies = _supplies(units, cards[:, None], tables) if placed is None else placed
+    needed = (
+        np.ones(shape, dtype=np.bool_)
+        if units_rented is not None
+        else _needed(tables, requested, one_card_column)
+    )
+    dense = _dense_rows(needed)
+    cells = np.concatenate(
+        (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)
+    )
+    cell_count, cell_offer = np.divmod(cells, tables.size)
+    sparse = slice(dense * tables.size, None)
+    return Layout(
+        counts=counts,
+        cards=_frozen(cards),
+        one_card_column=one_card_column,
+        cells=_frozen(cells),
+        cell_offer=_frozen(cell_offer),
+        cell_cards=_frozen(cards[cell_count]),
+        requested=_frozen(requested.ravel()[cells]),
+        units_rate=_frozen(units_rate.reshape(2, -1)[:, cells]),
+        supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
+        dense=dense,
+        bounds_up_front=dense == cards.size and cells.size <= _DENSE_CELLS,
+        sparse_speedup_at=_frozen(
+            cell_count[sparse] * len(tables.scaling_keys) + tables.scaling_code[cell_offer[sparse]]
+        ),
+        sparse_terms=_frozen(
+            np.stack(
+                (
+                    tables.granularity_hours[cell_offer[sparse]],
+                    tables.min_billed_hours[cell_offer[sparse]],
+                )
+            )
+        ),
+        plans=plan_cells(tables, needed, cards, cells) if tables.plans else None,
+    )
+
+
+def cached_layout(kept: dict[Hashable, Layout], key: Hashable, build: Callable[[], Layout]) -> Layout:
+    """The layout ``kept`` for request shape ``key``, built by ``build`` the first time it is seen."""
+    found = kept.get(key)
+    if found is None:
+        if len(kept) >= _LAYOUTS_KEPT:
+            kept.clear()
+        found = build()
+        kept[key] = found
+    return found

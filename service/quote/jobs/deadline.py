@@ -1,0 +1,113 @@
+"""The fewest cards that meet a deadline, per row, for a request that names no card counts.
+
+Each row is then also quoted at the fewest cards whose expected hours meet the deadline: a whole number
+of its steps (bundles, nodes), from its floor (a node offer's minimum nodes, and at least the memory
+minimum) up to its most cards within the operator's cap. The rule is a binary search over those counts by
+expected speed-up (``_fewest``), which takes the speed-up never to fall as cards are added.
+
+That holds for every column whose cross-node factor is at least 0.5 (``_scaling``). On such a column the
+search's answer is the first count whose expected speed-up reaches the one needed, rounded up to the
+row's step, so every row of the column is answered by one ``searchsorted`` over the column's speed-ups at
+1, 2, 3, ... cards (worked out once per set of columns, ``_expected_by_count``). A column where the
+speed-up does fall somewhere (a heavy job across Ethernet nodes) keeps the search, row by row, so its
+answer is the same either way.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.model.scaling import ScalingColumn, ScalingColumns
+from service.quote.model.tables import OfferTables
+
+__all__ = ["fewest_meeting_deadline"]
+
+
+def _fewest(
+    columns: tuple[ScalingColumn, ...], column: int, needed: float, first: int, last: int, step: int
+) -> int:
+    """The smallest ``first + k × step`` ≤ ``last`` whose expected speed-up reaches ``needed``, else 0.
+
+    A binary search over the multiples: exact where the speed-up never falls as cards are added.
+    """
+    if first > last:
+        return 0
+    speedup = columns[column].speedup
+    low, high = 0, (last - first) // step
+    if speedup(first + high * step).expected < needed:
+        return 0
+    while low < high:
+        middle = (low + high) // 2
+        if speedup(first + middle * step).expected >= needed:
+            high = middle
+        else:
+            low = middle + 1
+    return first + low * step
+
+
+@functools.lru_cache(maxsize=16)
+def _expected_by_count(columns: tuple[ScalingColumn, ...], most_cards: int) -> tuple[FloatArray, BoolArray]:
+    """``(columns, most_cards)``: each column's expected speed-up at 1 … ``most_cards`` cards, and
+    ``(columns,)`` whether it never falls along them; read-only."""
+    expected: FloatArray = np.array(
+        [[column.speedup(cards).expected for cards in range(1, most_cards + 1)] for column in columns],
+        dtype=np.float64,
+    ).reshape(len(columns), most_cards)
+    rising: BoolArray = np.asarray((np.diff(expected, axis=1) >= 0).all(axis=1))
+    expected.flags.writeable = rising.flags.writeable = False
+    return expected, rising
+
+
+def fewest_meeting_deadline(
+    tables: OfferTables,
+    scaling: ScalingColumns,
+    one_card_hours: FloatArray,
+    deadline_hours: float,
+    matching: BoolArray,
+    fewest_cards: FloatArray,
+    max_cards: int,
+) -> IntArray:
+    """``(rows,)``: each matching row's fewest cards that meet the deadline by expected hours, or 0."""
+    last = np.minimum(np.trunc(tables.max_units * tables.unit_cards), max_cards).astype(np.int64)
+    step = tables.count_step.astype(np.int64)
+    # Past ``last`` every row answers 0, so the floor is capped there (a memory minimum may be huge).
+    floor = np.minimum(np.maximum(tables.count_floor, np.trunc(fewest_cards)), last + 1)
+    first = -(-np.maximum(floor.astype(np.int64), 1) // step) * step
+    needed = one_card_hours / deadline_hours  # the expected speed-up that meets the deadline
+    most_cards = max(int(last.max(initial=1)), 1)
+    expected, rising = _expected_by_count(scaling.columns, most_cards)
+    # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
+    by_column = needed[tables.scaling_order]
+    reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)
+    starts = tables.scaling_starts.tolist()
+    for column in np.flatnonzero(rising).tolist():
+        rows = slice(starts[column], starts[column + 1])
+        reached_by_column[rows] = np.searchsorted(expected[column], by_column[rows])
+    reached = np.empty(tables.size, dtype=np.int64)
+    reached[tables.scaling_order] = reached_by_column
+    # The first multiple of the step from ``first`` at or past that count (count = index + 1).
+    found: IntArray = first + -(-(np.maximum(reached + 1, first) - first) // step) * step
+    found[(found > last) | ~matching] = 0
+    if not rising.all():
+        _search_falling(scaling, (needed, first, last, step), matching & ~rising[scaling.code], found)
+    return found
+
+
+def _search_falling(
+    scaling: ScalingColumns,
+    terms: tuple[FloatArray, IntArray, IntArray, IntArray],
+    rows: BoolArray,
+    found: IntArray,
+) -> None:
+    """``found`` for ``rows`` (on a column whose speed-up falls somewhere) by the search, row by row;
+    ``terms``: needed speed-up, first and last count and step."""
+    needed, first, last, step = terms
+    memo: dict[tuple[int, float, int, int, int], int] = {}
+    for row in np.flatnonzero(rows).tolist():
+        key = (int(scaling.code[row]), float(needed[row]), int(first[row]), int(last[row]), int(step[row]))
+        if key not in memo:
+            memo[key] = _fewest(scaling.columns, *key)
+        found[row] = memo[key]

@@ -1,0 +1,112 @@
+"""A serving job's placement: the cards each replica takes and the units a placement rents.
+
+Each replica takes its memory minimum rounded up to a tensor-parallel size serving frameworks run: a power
+of two (1, 2, 4, 8) within a machine, else whole machines. Replicas run independently, so each machine
+holds ⌊machine cards / cards per replica⌋ whole replicas and as many machines (rentals of the same offer)
+as needed are taken, each billed as the offer bills the cards it uses (per card, or the whole machine,
+package, bundle or node). A cluster offer (nodes rented at least two at a time) is used only when one
+replica needs more than a machine, one rental per replica: tensor parallel across nodes serves worse
+than replicas on separate machines. Placement is per offer: mixing two offers (two replicas on one
+vendor's hourly cards, one on another's monthly package) is not quoted. A combined plan row is placed
+the same way and priced by ``evaluate.combined.price_plans`` at the total cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.model.tables import OfferTables
+
+__all__ = ["ServingLayout", "serving_candidates", "serving_layout", "serving_units"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServingLayout:
+    """Per row ``(rows,)``: the cards one replica takes, and whether the offer can host a replica."""
+
+    replica_cards: FloatArray
+    hosts: BoolArray
+    within_machine: BoolArray  # a replica fits one machine (else it spans whole nodes of a cluster)
+
+
+def serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayout:
+    """Each row's cards per replica: the memory minimum up to a power of two within a machine, else up to
+    whole machines (only where the offer rents nodes across machines)."""
+    machine = tables.machine_cards
+    power_of_two = 2.0 ** np.ceil(np.log2(np.maximum(fewest_cards, 1.0)))
+    within = power_of_two <= machine
+    whole_machines = np.ceil(fewest_cards / machine) * machine
+    cluster = tables.spans_machines & (tables.min_units > 1)
+    hosts = np.where(within, ~cluster, tables.spans_machines)
+    return ServingLayout(
+        replica_cards=np.where(within, power_of_two, whole_machines), hosts=hosts, within_machine=within
+    )
+
+
+def _rented(tables: OfferTables, cards: FloatArray) -> FloatArray:
+    """Units one rental of ``cards`` bills: whole units, at least the offer's minimum."""
+    units: FloatArray = np.maximum(tables.min_units, np.ceil(cards / tables.unit_cards))
+    return units
+
+
+def serving_units(
+    tables: OfferTables, layout: ServingLayout, counts: FloatArray
+) -> tuple[FloatArray, BoolArray]:
+    """``(counts, rows)``: units billed for ``counts`` cards of whole replicas, and whether they can be
+    placed (a whole number of replicas, each rental within the offer's limits, within its stock).
+
+    Within a machine, ``per_machine`` replicas fill each machine and the rest share one more; beyond a
+    machine, each replica is its own rental of whole nodes. Counts that are not whole replicas keep the
+    plain rule's units (they are never quoted).
+    """
+    cards = counts[:, None]
+    per_replica = layout.replica_cards
+    replicas = cards / per_replica
+    whole = (replicas == np.floor(replicas)) & (replicas >= 1) & layout.hosts
+    per_machine = np.maximum(np.floor(tables.machine_cards / per_replica), 1.0)
+    full_machines = np.floor(replicas / per_machine)
+    rest = replicas - full_machines * per_machine
+    full_units = _rented(tables, per_machine * per_replica)
+    rest_units = np.where(rest > 0, _rented(tables, np.maximum(rest, 1.0) * per_replica), 0.0)
+    one_replica_units = _rented(tables, per_replica)
+    placed_units = np.where(
+        layout.within_machine, full_machines * full_units + rest_units, replicas * one_replica_units
+    )
+    rental_units = np.where(layout.within_machine, full_units, one_replica_units)
+    units = np.where(whole, placed_units, _rented(tables, np.broadcast_to(cards, placed_units.shape)))
+    placed = (
+        whole & (rental_units <= tables.max_units) & (units * tables.unit_cards <= tables.available_cards)
+    )
+    return units, placed
+
+
+def serving_candidates(
+    tables: OfferTables,
+    fewest_cards: FloatArray,
+    replicas: int,
+    card_counts: Sequence[int] | None,
+    matching: BoolArray,
+) -> tuple[tuple[int, ...], BoolArray, FloatArray, BoolArray]:
+    """The counts to evaluate for a serving job, which (count, row) candidates are quoted, and each
+    candidate's units and whether it can be placed (``serving_units``).
+
+    Without ``card_counts``: each row at exactly ``replicas`` replicas. With them: each given total that
+    is a whole number of the row's replicas, at least ``replicas`` of them (more serve more traffic).
+    """
+    layout = serving_layout(tables, fewest_cards)
+    least = replicas * layout.replica_cards
+    if card_counts is None:
+        given = {int(cards) for cards in least[matching & layout.hosts].tolist()}
+    else:
+        given = set(card_counts)
+    counts = tuple(sorted({1, *given}))
+    cards = np.array(counts, dtype=np.float64)[:, None]
+    requested = (cards % layout.replica_cards == 0) & (cards >= least) & layout.hosts
+    if card_counts is None:
+        requested &= cards == least
+    units, placed = serving_units(tables, layout, cards[:, 0])
+    return counts, requested, units, placed

@@ -1,0 +1,311 @@
+"""Combined plans: one vendor's term packages in whole periods, plus its card-hour price for the rest.
+
+800 h on one card at a vendor selling a month (720 h) for ¥4,260 and card-hours at ¥8: all hourly is
+¥6,400, two months ¥8,520, one month plus 80 h ¥4,900. A ``MixedPlan`` joins the products of one vendor,
+city, GPU and package size (per card, or per machine of N cards): the packages of each period length
+(the cheapest per period) and the vendor's cheapest card-hour offer for the GPU, when there are at
+least two of them. It is quoted under its longest-period package's offer (``MixedPlan.offer_row``);
+the line items name every part.
+
+The cheapest combination for ``h`` wall-clock hours on ``n`` cards is found exactly:
+
+    cost = units × Σ k_p × period price_p  +  n × card-hour price × billed(h − Σ k_p × period hours_p)
+
+(``units`` = n per-card packages, or one machine package; the hourly part is rounded up to its
+granularity and at least its minimum, and is nothing when the packages cover the hours.)
+
+- Rank the packages by price per hour (cheaper first, the longer period first on a tie); ``b`` is the
+  first. Swapping ``lcm(L_p, L_q) / L_p`` packages of a worse-ranked p for ``lcm / L_q`` of a better q
+  covers the same hours for no more money, so some cheapest combination holds fewer than that many of
+  each worse package (fewer than 7 days beside weeks, 30 days or 30 weeks beside months). Those finite
+  combinations are listed once per snapshot (``combos``).
+- For each listed combination, ``k_b`` is one of four: 0, the most that leaves at least the hourly
+  minimum to bill (``k1``), ``k1 + 1``, and enough to cover every hour (``kc``). Between 0 and ``k1``
+  the cost is linear in ``k_b`` (each package replaces exactly ``L_b`` billed hours, since a plan is
+  only built when every period is a whole number of hourly granules), so an end is cheapest; past
+  ``k1`` the hourly part is its minimum until ``kc`` leaves none.
+
+So "all hourly" (every k 0) and "all packages" (``kc`` whole periods) are among the candidates, and the
+minimum over them is the true minimum. Each bound of a range (low / expected / high) is priced on its
+own hours.
+
+This module builds the plans and their flat arrays once per snapshot (``PlanArrays``) and prices one
+candidate for its line items (``cheapest_combination``); ``_plan_pricing`` prices many cells at once with
+the same arithmetic.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from schemas.offer import CardHourPricing, Offer, TermPeriod, TermPricing
+from service.quote.base.arrays import FloatArray, IntArray
+from service.quote.model.billing import _BILLING_TOLERANCE, PERIOD_HOURS
+
+__all__ = [
+    "PAIR_KEY_SPAN",
+    "Combination",
+    "MixedPlan",
+    "PairTerm",
+    "PlanArrays",
+    "build_plans",
+    "cheapest_combination",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    row: int  # the term offer's index among the snapshot's offers
+    period: TermPeriod
+    period_hours: float
+    cny_per_period: float  # per unit: per card, or per machine
+
+
+@dataclass(frozen=True, slots=True)
+class MixedPlan:
+    packages: tuple[Package, ...]  # longest period first
+    unit_cards: int  # cards per package unit: 1, or the machine's cards
+    hourly_row: int | None  # the card-hour offer's index
+    cny_per_card_hour: float  # 0 without a card-hour offer
+    granularity_hours: float
+    min_billed_hours: float
+    best: int  # index in ``packages`` of the cheapest per hour
+    combos: tuple[tuple[int, ...], ...]  # package counts beside the best's (whose count is 0 here)
+
+    @property
+    def offer_row(self) -> int:
+        """The offer the plan is quoted under: its longest-period package."""
+        return self.packages[0].row
+
+    @property
+    def best_row(self) -> int:
+        return self.packages[self.best].row
+
+    @property
+    def rows(self) -> tuple[int, ...]:
+        """Every offer the plan combines."""
+        hourly = () if self.hourly_row is None else (self.hourly_row,)
+        return (*(package.row for package in self.packages), *hourly)
+
+
+class PairTerm(IntEnum):
+    """Rows of ``PlanArrays.terms``: one listed combination's figures and its plan's terms."""
+
+    COVERED_HOURS = 0  # hours the combination's non-best packages cover (whole hours)
+    COVERED_COST = 1  # what they cost per unit
+    BEST_HOURS = 2  # period hours of the plan's best package
+    BEST_COST = 3
+    RATE = 4  # card-hour price, 0 without one
+    GRANULARITY_HOURS = 5
+    MIN_BILLED_HOURS = 6
+    UNIT_CARDS = 7
+
+
+def _whole_granules(period_hours: float, granularity_hours: float) -> bool:
+    granules = period_hours / granularity_hours
+    return abs(granules - round(granules)) < 1e-9
+
+
+def _combos(packages: Sequence[Package], best: int, ranked: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """Counts of the non-best packages some cheapest combination stays within (see the module doc)."""
+    limits = []
+    for index, package in enumerate(packages):
+        if index == best:
+            limits.append(1)
+            continue
+        hours = int(package.period_hours)
+        better = ranked[: ranked.index(index)]
+        limits.append(min(math.lcm(hours, int(packages[other].period_hours)) // hours for other in better))
+    return tuple(itertools.product(*(range(limit) for limit in limits)))
+
+
+def _plan(
+    packages: list[Package], hourly: tuple[int, CardHourPricing] | None, unit_cards: int
+) -> MixedPlan | None:
+    if hourly is not None and not all(
+        _whole_granules(package.period_hours, hourly[1].granularity_s / 3600) for package in packages
+    ):
+        hourly = None  # a period that is no whole number of granules breaks the exact search
+    if len(packages) + (hourly is not None) < 2:
+        return None
+    packages.sort(key=lambda package: -package.period_hours)
+    ranked = sorted(
+        range(len(packages)),
+        key=lambda i: (packages[i].cny_per_period / packages[i].period_hours, -packages[i].period_hours),
+    )
+    best = ranked[0]
+    return MixedPlan(
+        packages=tuple(packages),
+        unit_cards=unit_cards,
+        hourly_row=None if hourly is None else hourly[0],
+        cny_per_card_hour=0.0 if hourly is None else hourly[1].cny_per_card_hour,
+        granularity_hours=1.0 if hourly is None else hourly[1].granularity_s / 3600,
+        min_billed_hours=0.0 if hourly is None else hourly[1].min_billed_hours,
+        best=best,
+        combos=_combos(packages, best, ranked),
+    )
+
+
+def build_plans(offers: Sequence[Offer]) -> tuple[MixedPlan, ...]:
+    """Every combined plan the offers allow, in a stable order (once per snapshot)."""
+    packages: dict[tuple[str, str, str, int], dict[TermPeriod, tuple[float, str, int]]] = {}
+    hourly: dict[tuple[str, str, str], tuple[float, str, int]] = {}
+    for index, offer in enumerate(offers):
+        pricing = offer.pricing
+        place = (offer.vendor, offer.city, offer.gpu)
+        if isinstance(pricing, TermPricing):
+            periods = packages.setdefault((*place, pricing.cards), {})
+            candidate = (pricing.cny_per_period, offer.id, index)
+            if pricing.period not in periods or candidate < periods[pricing.period]:
+                periods[pricing.period] = candidate
+        elif isinstance(pricing, CardHourPricing):
+            candidate = (pricing.cny_per_card_hour, offer.id, index)
+            if place not in hourly or candidate < hourly[place]:
+                hourly[place] = candidate
+    plans = []
+    for key in sorted(packages):
+        chosen = [
+            Package(row=index, period=period, period_hours=PERIOD_HOURS[period], cny_per_period=price)
+            for period, (price, _, index) in packages[key].items()
+        ]
+        card_hour = hourly.get(key[:3])
+        card_hour_offer = None
+        if card_hour is not None:
+            pricing = offers[card_hour[2]].pricing
+            assert isinstance(pricing, CardHourPricing)
+            card_hour_offer = (card_hour[2], pricing)
+        plan = _plan(chosen, card_hour_offer, unit_cards=key[3])
+        if plan is not None:
+            plans.append(plan)
+    return tuple(plans)
+
+
+# Keys ``plan × span + whole hours`` stay exact floats and never reach the next plan's (a job's hours
+# are capped at 2**31 in them, far past any combination's: ``_plan_pricing``).
+PAIR_KEY_SPAN = float(2**32)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanArrays:
+    """Every plan's listed combinations as flat ``(pairs,)`` arrays, each with its plan's terms, plans
+    contiguous (``starts``), for bulk pricing."""
+
+    starts: IntArray  # (plans,) first pair of each plan; a plan's pairs by covered hours, ascending
+    pair_plan: IntArray  # (pairs,) the plan of each pair
+    terms: FloatArray  # (PairTerm, pairs): gathered for many candidates in one take
+    has_hourly: npt.NDArray[np.bool_]
+    every_hourly: bool  # every plan has a card-hour offer
+    part_rows: IntArray  # (plans, 4) the offers each plan combines (repeated to fill the row)
+    pair_key: FloatArray  # plan × PAIR_KEY_SPAN + covered hours: ascending over every pair
+    # Per plan, ``size + 1`` entries from ``starts + plan``: the cheapest pair cost from each pair to the
+    # plan's last (the combinations that cover at least as many hours), then +inf.
+    cover_cost: FloatArray
+    plan_unit_cards: FloatArray  # (plans,)
+
+    @classmethod
+    def build(cls, plans: Sequence[MixedPlan]) -> PlanArrays:
+        starts: list[int] = []
+        pairs: list[tuple[MixedPlan, float, float]] = []
+        cover_cost: list[float] = []
+        for plan in plans:
+            starts.append(len(pairs))
+            covered = sorted((_covered(plan, counts) for counts in plan.combos), key=lambda pair: pair[0])
+            assert all(hours.is_integer() for hours, _ in covered)  # whole periods of whole hours
+            pairs.extend((plan, *pair) for pair in covered)
+            suffix = [math.inf]
+            for _, cost in reversed(covered):
+                suffix.append(min(suffix[-1], cost))
+            cover_cost.extend(reversed(suffix))
+
+        def floats(values: Sequence[float]) -> FloatArray:
+            return np.array(values, dtype=np.float64)
+
+        pair_plan = np.repeat(np.arange(len(plans)), [len(plan.combos) for plan in plans])
+        pair_hours = floats([hours for _, hours, _ in pairs])
+        terms = [
+            (
+                hours,
+                cost,
+                plan.packages[plan.best].period_hours,
+                plan.packages[plan.best].cny_per_period,
+                plan.cny_per_card_hour,
+                plan.granularity_hours,
+                plan.min_billed_hours,
+                plan.unit_cards,
+            )
+            for plan, hours, cost in pairs
+        ]
+        has_hourly = np.array([plan.hourly_row is not None for plan, _, _ in pairs], dtype=np.bool_)
+        return cls(
+            starts=np.array(starts, dtype=np.int64),
+            pair_plan=pair_plan,
+            terms=np.array(terms, dtype=np.float64).reshape(len(pairs), len(PairTerm)).T.copy(),
+            has_hourly=has_hourly,
+            every_hourly=bool(has_hourly.all()),
+            part_rows=np.array(
+                [[plan.rows[min(i, len(plan.rows) - 1)] for i in range(4)] for plan in plans], dtype=np.int64
+            ).reshape(len(plans), 4),
+            pair_key=pair_plan * PAIR_KEY_SPAN + pair_hours,
+            cover_cost=floats(cover_cost),
+            plan_unit_cards=floats([plan.unit_cards for plan in plans]),
+        )
+
+
+def _covered(plan: MixedPlan, counts: Sequence[int]) -> tuple[float, float]:
+    """Hours and cost per unit of ``counts`` packages (one number per ``plan.packages``)."""
+    hours = sum(k * package.period_hours for k, package in zip(counts, plan.packages, strict=True))
+    cost = sum(k * package.cny_per_period for k, package in zip(counts, plan.packages, strict=True))
+    return float(hours), float(cost)
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """The cheapest combination for one plan, cards and hours: what the line items show."""
+
+    package_counts: tuple[int, ...]  # per ``MixedPlan.packages``
+    units: int
+    card_hours_billed: float  # hours billed at the card-hour price (each of the cards)
+    cost_cny: float
+
+    def billed_hours(self, plan: MixedPlan) -> float:
+        return _covered(plan, self.package_counts)[0] + self.card_hours_billed
+
+
+def cheapest_combination(plan: MixedPlan, cards: int, hours: float) -> Combination:
+    """The combination ``plan_costs`` prices, for one candidate (the returned quotes' line items): the
+    same float arithmetic, one candidate at a time; on a tie, the one with fewer parts."""
+    best = plan.packages[plan.best]
+    length, price = best.period_hours, best.cny_per_period
+    granularity, minimum, rate = plan.granularity_hours, plan.min_billed_hours, plan.cny_per_card_hour
+    units = math.ceil(cards / plan.unit_cards)
+    chosen: tuple[float, int, Combination] | None = None
+    for combo in plan.combos:
+        covered_hours, covered_cost = _covered(plan, combo)
+        rest = hours - covered_hours
+        covering = max(float(math.ceil(rest / length - _BILLING_TOLERANCE)), 0.0)
+        most = min(max(float(math.floor((rest - minimum) / length)), 0.0), covering)
+        options = (
+            (0.0, most, min(most + 1, covering), covering) if plan.hourly_row is not None else (covering,)
+        )
+        for count in options:
+            left = rest - count * length
+            billed = 0.0
+            if left > _BILLING_TOLERANCE * granularity:
+                billed = max(
+                    minimum, math.ceil(max(left, 0.0) / granularity - _BILLING_TOLERANCE) * granularity
+                )
+            cost = float(units) * (covered_cost + count * price) + float(cards) * rate * billed
+            counts = list(combo)
+            counts[plan.best] = int(count)
+            parts = sum(1 for k in counts if k) + (billed > 0)
+            if chosen is None or (cost, parts) < chosen[:2]:
+                chosen = (cost, parts, Combination(tuple(counts), units, billed, cost))
+    assert chosen is not None  # every plan lists at least the empty combination
+    return chosen[2]

@@ -1,0 +1,269 @@
+"""Offer tables: the snapshot's offers as column arrays, built once per snapshot version.
+
+The engine evaluates every (offer × card count) candidate with array arithmetic over these columns,
+never a Python loop per offer. Text columns (GPU, region, city, vendor) are integer codes into small
+vocabularies, so a request's filters become one table lookup. Reference prices the line items and the
+summary compare against are resolved here too:
+
+- ``same_vendor_card_hour``: the same vendor's cheapest card-hour offer for the same GPU (a bundle's
+  discount is shown against it);
+- ``market_card_hour``: the cheapest card-hour offer for the same GPU anywhere (a term package's
+  break-even falls back to it when its vendor sells no card-hours).
+
+Rows past ``offer_count`` are combined plans (``_plans.MixedPlan``: a vendor's term packages plus its
+card-hours), one row each, described by their longest-period package's offer; ``kind_code`` says
+``MIXED_CODE``. ``plan_counts`` and ``sells`` list the card counts each row sells (``sold_counts``), the
+ones quoted when a request names none.
+
+Arrays are read-only: one snapshot serves concurrent requests. What requests of one shape share is kept
+beside them, bounded: each offer's speed over a reference GPU (``conversions``) and each request shape's
+job-independent evaluation arrays (``layouts``, ``_layout.Layout``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from schemas.offer import CardHourPricing, Offer, pricing_kind
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.model.billing import KIND_CODES, MIXED_CODE, BillingTerms, billing_terms, sold_counts
+from service.quote.model.plans import MixedPlan, PlanArrays, build_plans
+from service.quote.model.scaling import ColumnKey, column_keys
+
+if TYPE_CHECKING:
+    from service.quote.assemble.parts import OfferParts
+    from service.quote.evaluate.layout import Layout
+
+__all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
+
+NO_OFFER = -1
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
+
+
+@dataclass(frozen=True, slots=True)
+class OfferTables:
+    """Column arrays over the snapshot's offers: index i of every array describes ``offers[i]``."""
+
+    offers: tuple[Offer, ...]  # per row: the offer, or a plan's longest-period package
+    terms: tuple[BillingTerms, ...]
+    offer_count: int  # rows before this are offers, from it on plans
+    plans: tuple[MixedPlan, ...]
+    plan_arrays: PlanArrays
+    plan_counts: tuple[int, ...]  # every count some row sells, ascending
+    sells: BoolArray  # (plan_counts, rows)
+    count_step: FloatArray  # cards come in steps of this (bundles, nodes), for the deadline's count
+    count_floor: FloatArray  # fewest cards worth renting (a node offer's minimum nodes)
+    gpu_names: tuple[str, ...]
+    region_names: tuple[str, ...]
+    city_names: tuple[str, ...]
+    vendor_names: tuple[str, ...]
+    machine_sizes: tuple[int, ...]
+    gpu_code: IntArray
+    region_code: IntArray
+    city_code: IntArray
+    vendor_code: IntArray
+    kind_code: IntArray
+    machine_code: IntArray
+    # Order of the offer's id among all ids: the last tie-breaker, so equal quotes rank the same way
+    # whatever order the store returned the offers in.
+    id_order: IntArray
+    unit_cards: FloatArray
+    min_units: FloatArray
+    max_units: FloatArray
+    whole_units_only: BoolArray
+    unit_rate_cny_per_hour: FloatArray
+    granularity_hours: FloatArray
+    min_billed_hours: FloatArray
+    machine_cards: FloatArray
+    spans_machines: BoolArray
+    available_cards: FloatArray  # +inf when the vendor does not say
+    gpu_memory_gb: FloatArray
+    fetched_at_s: FloatArray  # POSIX seconds
+    same_vendor_card_hour: IntArray  # index of the reference offer, or NO_OFFER
+    market_card_hour: IntArray
+    # Each row's speed-up column (``_scaling.column_keys``): the distinct (machine size, interconnect).
+    scaling_keys: tuple[ColumnKey, ...]
+    scaling_code: IntArray
+    # The rows ordered by speed-up column, and where each column's rows start in that order
+    # (``_deadline`` searches each column's rows at once).
+    scaling_order: IntArray
+    scaling_starts: IntArray
+    # Memory of each GPU model the offers carry, sorted by GPU id (the last offer's figure for a model).
+    memory_by_gpu: Mapping[str, float]
+    # Each offer's speed over a reference GPU (``_evaluate._conversion``) for the requests seen lately,
+    # by (catalog, reference GPU, measured ratios): the catalog is held so its id stays its own. Low /
+    # expected / high, then high / expected / low.
+    conversions: dict[
+        tuple[int, str, tuple[tuple[str, float], ...]], tuple[object, FloatArray, FloatArray]
+    ] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # Each request shape's job-independent evaluation arrays (``_layout.cached_layout``).
+    layouts: dict[Hashable, Layout] = field(default_factory=dict, init=False, compare=False, repr=False)
+    # The same with a deadline, by each row's fewest cards meeting it: these vary with the job's hours, so
+    # they are kept apart and never push the shapes above out.
+    deadline_layouts: dict[Hashable, Layout] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    # What a returned quote copies from its offer, by (row, catalog) (``_quote_parts``).
+    quote_parts: dict[Hashable, OfferParts] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+
+    @property
+    def size(self) -> int:
+        return len(self.offers)
+
+
+def _codes(values: Sequence[str]) -> tuple[tuple[str, ...], IntArray]:
+    vocabulary = tuple(sorted(set(values)))
+    index = {value: code for code, value in enumerate(vocabulary)}
+    return vocabulary, _frozen(np.array([index[value] for value in values], dtype=np.int64))
+
+
+def _frozen(array: _ArrayT) -> _ArrayT:
+    array.flags.writeable = False
+    return array
+
+
+def _floats(values: Sequence[float]) -> FloatArray:
+    return _frozen(np.array(values, dtype=np.float64))
+
+
+def _cheapest_card_hour(offers: Sequence[Offer], key_of: dict[int, tuple[str, ...]]) -> IntArray:
+    """For each offer, the index of the cheapest card-hour offer sharing its key, or ``NO_OFFER``."""
+    best: dict[tuple[str, ...], tuple[float, str, int]] = {}
+    for index, offer in enumerate(offers):
+        if isinstance(offer.pricing, CardHourPricing):
+            candidate = (offer.pricing.cny_per_card_hour, offer.id, index)
+            key = key_of[index]
+            if key not in best or candidate < best[key]:
+                best[key] = candidate
+    return _frozen(
+        np.array(
+            [best[key_of[i]][2] if key_of[i] in best else NO_OFFER for i in range(len(offers))],
+            dtype=np.int64,
+        )
+    )
+
+
+def _stock(offer: Offer) -> float:
+    return np.inf if offer.available_cards is None else float(offer.available_cards)
+
+
+def _plan_terms(plan: MixedPlan, terms: Sequence[BillingTerms]) -> BillingTerms:
+    """A plan row's limits: what every part it combines can supply."""
+    package = terms[plan.best_row]
+    cards = min(terms[row].machine_cards for row in plan.rows)
+    return BillingTerms(
+        unit_cards=package.unit_cards,
+        min_units=1,
+        max_units=cards if package.unit_cards == 1 else 1,
+        whole_units_only=False,
+        unit_rate_cny_per_hour=package.unit_rate_cny_per_hour,
+        granularity_hours=package.granularity_hours,
+        min_billed_hours=0.0,
+        machine_cards=cards,
+        spans_machines=False,
+    )
+
+
+def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
+    sold = [sold_counts(term) for term in terms]
+    counts = tuple(sorted(set().union(*sold)))
+    matrix = np.array([[count in row for row in sold] for count in counts], dtype=np.bool_)
+    return counts, _frozen(matrix.reshape(len(counts), len(terms)))
+
+
+def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
+    """Prepare the snapshot's offers for vectorized evaluation (runs once per snapshot version)."""
+    real_offers = tuple(offers)
+    offer_terms = [billing_terms(offer.pricing) for offer in real_offers]
+    plans = build_plans(real_offers)
+    plan_ids = [f"{real_offers[plan.offer_row].id}+mixed" for plan in plans]
+    offers = real_offers + tuple(real_offers[plan.offer_row] for plan in plans)
+    terms = tuple(offer_terms + [_plan_terms(plan, offer_terms) for plan in plans])
+    plan_counts, sells = _sells(terms)
+    gpu_names, gpu_code = _codes([offer.gpu for offer in offers])
+    region_names, region_code = _codes([offer.region for offer in offers])
+    city_names, city_code = _codes([offer.city for offer in offers])
+    vendor_names, vendor_code = _codes([offer.vendor for offer in offers])
+    machine_sizes = tuple(sorted({term.machine_cards for term in terms}))
+    machine_index = {size: code for code, size in enumerate(machine_sizes)}
+    row_ids = [offer.id for offer in real_offers] + plan_ids
+    id_rank = {offer_id: rank for rank, offer_id in enumerate(sorted(row_ids))}
+    kinds = [KIND_CODES[pricing_kind(offer.pricing)] for offer in real_offers] + [MIXED_CODE] * len(plans)
+    parts = [(index,) for index in range(len(real_offers))] + [plan.rows for plan in plans]
+    no_reference = [NO_OFFER] * len(plans)
+    machine_cards = _floats([term.machine_cards for term in terms])
+    scaling_keys, scaling_code = column_keys(machine_cards, [offer.interconnect for offer in offers])
+    scaling_order = np.argsort(scaling_code, kind="stable")
+    memory_by_gpu = {offer.gpu: float(offer.gpu_memory_gb) for offer in real_offers}
+    return OfferTables(
+        offers=offers,
+        terms=terms,
+        offer_count=len(real_offers),
+        plans=plans,
+        plan_arrays=PlanArrays.build(plans),
+        plan_counts=plan_counts,
+        sells=sells,
+        count_step=_floats(
+            [term.unit_cards if term.whole_units_only or term.spans_machines else 1 for term in terms]
+        ),
+        count_floor=_floats(
+            [term.min_units * term.unit_cards if term.spans_machines else 1 for term in terms]
+        ),
+        gpu_names=gpu_names,
+        region_names=region_names,
+        city_names=city_names,
+        vendor_names=vendor_names,
+        machine_sizes=machine_sizes,
+        gpu_code=gpu_code,
+        region_code=region_code,
+        city_code=city_code,
+        vendor_code=vendor_code,
+        kind_code=_frozen(np.array(kinds, dtype=np.int64)),
+        machine_code=_frozen(np.array([machine_index[term.machine_cards] for term in terms], dtype=np.int64)),
+        id_order=_frozen(np.array([id_rank[row_id] for row_id in row_ids], dtype=np.int64)),
+        unit_cards=_floats([term.unit_cards for term in terms]),
+        min_units=_floats([term.min_units for term in terms]),
+        max_units=_floats([term.max_units for term in terms]),
+        whole_units_only=_frozen(np.array([term.whole_units_only for term in terms], dtype=np.bool_)),
+        unit_rate_cny_per_hour=_floats([term.unit_rate_cny_per_hour for term in terms]),
+        granularity_hours=_floats([term.granularity_hours for term in terms]),
+        min_billed_hours=_floats([term.min_billed_hours for term in terms]),
+        machine_cards=machine_cards,
+        spans_machines=_frozen(np.array([term.spans_machines for term in terms], dtype=np.bool_)),
+        available_cards=_floats([min(_stock(real_offers[i]) for i in rows) for rows in parts]),
+        gpu_memory_gb=_floats([offer.gpu_memory_gb for offer in offers]),
+        fetched_at_s=_floats([min(real_offers[i].fetched_at.timestamp() for i in rows) for rows in parts]),
+        same_vendor_card_hour=_frozen(
+            np.concatenate(
+                [
+                    _cheapest_card_hour(
+                        real_offers, {i: (offer.vendor, offer.gpu) for i, offer in enumerate(real_offers)}
+                    ),
+                    np.array(no_reference, dtype=np.int64),
+                ]
+            )
+        ),
+        market_card_hour=_frozen(
+            np.concatenate(
+                [
+                    _cheapest_card_hour(
+                        real_offers, {i: (offer.gpu,) for i, offer in enumerate(real_offers)}
+                    ),
+                    np.array(no_reference, dtype=np.int64),
+                ]
+            )
+        ),
+        scaling_keys=scaling_keys,
+        scaling_code=_frozen(scaling_code),
+        scaling_order=_frozen(scaling_order),
+        scaling_starts=_frozen(
+            np.searchsorted(scaling_code[scaling_order], np.arange(len(scaling_keys) + 1))
+        ),
+        memory_by_gpu={gpu: memory_by_gpu[gpu] for gpu in sorted(memory_by_gpu)},
+    )

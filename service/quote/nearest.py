@@ -1,0 +1,230 @@
+"""When nothing fits: the nearest option past each limit that left candidates out, and what blocks a model.
+
+Each limit (the budget, the deadline, the filters) is lifted on its own and the request evaluated again,
+so the option named is exactly what that limit alone kept out. Runs only when no candidate qualifies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+
+from schemas.quote import Excluded, RankBy
+from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.quote.evaluate.evaluation import Evaluation
+from service.quote.model.snapshot import Snapshot
+from service.quote.prose.empty import (
+    Nearest,
+    NearestOption,
+    OutsideFilters,
+    TooLarge,
+    empty_summary,
+    filters_text,
+)
+from service.quote.prose.names import ProseNames
+from service.quote.prose.texts import join_text, text
+from service.quote.rank import CandidateKeys, first
+from service.quote.resolve import ResolvedRequest
+
+__all__ = ["nothing_fits_summary"]
+
+
+def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> NearestOption | None:
+    """The best qualifying candidate of ``evaluation`` by ``by`` (cost or time)."""
+    keys = CandidateKeys.of_cells(
+        evaluation.qualifying,
+        evaluation.cells,
+        evaluation.cost_expected,
+        evaluation.hours_expected,
+        offers=snapshot.tables.size,
+        id_order=snapshot.tables.id_order,
+        counts=evaluation.counts,
+        time_value_cny_per_hour=None,
+    )
+    if keys.size == 0:
+        return None
+    best = first(keys, by)
+    column, offer = keys.cell(best)
+    chosen = snapshot.tables.offers[offer]
+    return NearestOption(
+        cards=evaluation.counts[column],
+        gpu=chosen.gpu,
+        vendor=chosen.vendor,
+        cost_cny=float(keys.cost[best]),
+        hours=float(keys.hours[best]),
+        illustrative=chosen.label == ILLUSTRATIVE_LABEL,
+    )
+
+
+def _fewest_cards(relaxed: Evaluation, snapshot: Snapshot) -> tuple[tuple[int, str], ...]:
+    """Per GPU that qualifies once the card counts are lifted, the fewest cards that do: ``(2, "rtx4090")``."""
+    fewest: dict[str, int] = {}
+    columns, offers = np.divmod(relaxed.cells[relaxed.qualifying], snapshot.tables.size)
+    for column, offer in zip(columns.tolist(), offers.tolist(), strict=True):
+        gpu, cards = snapshot.tables.offers[offer].gpu, relaxed.counts[column]
+        fewest[gpu] = min(fewest.get(gpu, cards), cards)
+    return tuple(sorted((cards, gpu) for gpu, cards in fewest.items()))
+
+
+def _too_large(evaluation: Evaluation, resolved: ResolvedRequest, snapshot: Snapshot) -> TooLarge | None:
+    """When no offer inside the filters sells enough cards to hold the model: what it needs and the
+    largest offer's cards."""
+    needed, tables = resolved.memory_needed_gb, snapshot.tables
+    matching = evaluation.matching
+    if needed is None or not matching.any():
+        return None
+    most_cards = np.minimum(tables.max_units * tables.unit_cards, tables.available_cards)
+    if (matching & (evaluation.min_cards <= most_cards)).any():
+        return None
+    per_gpu: dict[str, int] = {}
+    for index in np.flatnonzero(matching):
+        per_gpu[tables.offers[index].gpu] = int(evaluation.min_cards[index])
+    largest = int(np.flatnonzero(matching)[np.argmax(most_cards[matching])])
+    offer = tables.offers[largest]
+    filtered = evaluation.excluded.filters > 0
+    return TooLarge(
+        needed_gb=needed,
+        cards=tuple(sorted((cards, gpu) for gpu, cards in per_gpu.items())),
+        largest=NearestOption(
+            cards=int(most_cards[largest]),
+            gpu=offer.gpu,
+            vendor=offer.vendor,
+            cost_cny=0.0,
+            hours=0.0,
+            illustrative=offer.label == ILLUSTRATIVE_LABEL,
+        ),
+        filtered=filtered,
+    )
+
+
+def _outside_filters(
+    relaxed: Evaluation,
+    resolved: ResolvedRequest,
+    snapshot: Snapshot,
+    names: ProseNames,
+    snapshot_matching: npt.NDArray[np.bool_],
+    counts_shown: tuple[str, ...] = (),
+) -> OutsideFilters | None:
+    """What the filters alone left out that would run the job: where, which GPUs, what kind of offer."""
+    # Only the offers the filters left out: the ones inside them are not what the filters cost.
+    outside = relaxed.offers_qualifying() & ~snapshot_matching
+    offers = [snapshot.tables.offers[index] for index in np.flatnonzero(outside)]
+    if not offers:
+        return None
+    by_city = resolved.cities is not None
+    places = sorted({offer.city if by_city else offer.region for offer in offers})
+    gpus = sorted({offer.gpu for offer in offers}) if resolved.gpus is not None else []
+    request = resolved.request
+    filtered = filters_text(request, regions=resolved.regions, cities=resolved.cities, gpus=resolved.gpus,
+                            vendors=resolved.vendors, names=names) + counts_shown  # fmt: skip
+    return OutsideFilters(
+        places=tuple(places),
+        gpus=tuple(gpus),
+        clusters=all(offer.pricing.__struct_config__.tag == "node_hour" for offer in offers),
+        model=resolved.memory_needed_gb is not None,
+        filtered=filtered,
+    )
+
+
+def nothing_fits_summary(
+    run: Callable[[ResolvedRequest], Evaluation],
+    resolved: ResolvedRequest,
+    evaluation: Evaluation,
+    snapshot: Snapshot,
+    names: ProseNames,
+) -> str:
+    """Why nothing fits, with the nearest option past each limit that alone left candidates out.
+
+    Each limit is lifted on its own (the budget, the deadline, the filters) and the request evaluated again:
+    what qualifies then was excluded by that limit only, and the best of it is the nearest option.
+    """
+    request, lang = resolved.request, names.lang
+    excluded = evaluation.excluded
+    nearest = Nearest()
+    if snapshot.tables.size:
+        nearest = _nearest_limits(run, resolved, excluded, snapshot)
+        fewest: tuple[tuple[int, str], ...] = ()
+        if (
+            resolved.card_counts is not None
+            and not resolved.serving
+            and (excluded.memory or excluded.capacity)
+        ):
+            lifted = replace(
+                resolved,
+                request=msgspec.structs.replace(request, card_counts=None),
+                card_counts=None,
+                evaluated_counts=(1,),
+            )
+            fewest = _fewest_cards(run(lifted), snapshot)
+        counts_shown = (
+            (
+                text(
+                    "filtered_counts",
+                    lang,
+                    counts=join_text("join_list", map(str, resolved.card_counts), lang),
+                ),
+            )
+            if fewest and resolved.card_counts is not None
+            else ()
+        )
+        outside = None
+        if excluded.filters:
+            lifted = replace(
+                resolved,
+                request=msgspec.structs.replace(request, min_gpu_memory_gb=None),
+                gpus=None,
+                regions=None,
+                cities=None,
+                vendors=None,
+                pricing=None,
+            )
+            outside = _outside_filters(
+                run(lifted), resolved, snapshot, names, evaluation.matching, counts_shown
+            )
+        nearest = replace(
+            nearest,
+            fewest_cards=fewest,
+            too_large=_too_large(evaluation, resolved, snapshot),
+            outside_filters=outside,
+        )
+    return empty_summary(
+        excluded,
+        offers_loaded=snapshot.tables.offer_count,
+        lang=lang,
+        request=request,
+        names=names,
+        nearest=nearest,
+    )
+
+
+def _nearest_limits(
+    run: Callable[[ResolvedRequest], Evaluation],
+    resolved: ResolvedRequest,
+    excluded: Excluded,
+    snapshot: Snapshot,
+) -> Nearest:
+    """The nearest options past the budget and the deadline, each lifted on its own and both together."""
+    request = resolved.request
+
+    def lifted(by: RankBy, **limits: None) -> NearestOption | None:
+        changed = replace(resolved, request=msgspec.structs.replace(request, **limits))
+        return _nearest_option(run(changed), snapshot, by)
+
+    budget, deadline = request.budget_cny is not None, request.deadline_hours is not None
+    if budget and deadline:
+        if not (excluded.budget or excluded.deadline):
+            return Nearest()
+        return Nearest(
+            cheapest=lifted("cost", budget_cny=None, deadline_hours=None),
+            fastest=lifted("time", budget_cny=None, deadline_hours=None),
+            cheapest_in_time=lifted("cost", budget_cny=None),
+            fastest_in_budget=lifted("time", deadline_hours=None),
+        )
+    return Nearest(
+        cheapest=lifted("cost", budget_cny=None) if budget and excluded.budget else None,
+        fastest=lifted("time", deadline_hours=None) if deadline and excluded.deadline else None,
+    )

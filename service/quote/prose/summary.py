@@ -1,0 +1,224 @@
+"""The one-paragraph summary a chatbot can repeat, in English or Chinese.
+
+It says, in this order:
+
+1. the recommendation with its time and cost ranges; when it (or another option the paragraph names)
+   uses an illustrative reference price, this first sentence says so, since a person may act on it alone;
+2. what a single card would cost and take against the fastest option, once: no comparison of an option
+   with itself, no "0 h sooner"; the single card must meet the deadline and budget and be billed for one
+   card (or one machine rented as a unit), else the comparison is left out and only the fastest is named;
+3. where a term package overtakes hourly pricing, only when the job's use per period is within a factor
+   of two of that break-even (elsewhere the answer does not turn on it);
+4. the caveats that change the decision, the deadline's or budget's first: every response warning and the
+   recommendation's own warnings (less the ones the paragraph already carries: the converted hours are in
+   its ranges, a stale price is told once); with none, how uncertain the multi-card speed-up is (unless
+   the caller passed measured speed-ups) or that prices move.
+
+Names are written as ``_prose_names.ProseNames`` gives them; an empty response's paragraph is
+``_empty_summary``'s.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable, Sequence
+
+from schemas.offer import PERIOD_HOURS
+from schemas.quote import Lang, Quote, QuoteRequest, Range
+from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.quote.base.money import format_cny
+from service.quote.prose.names import ProseNames
+from service.quote.prose.texts import TEMPLATES, hours_text, join_text, number_text, partial_text, text
+
+__all__ = ["BREAK_EVEN_FACTOR", "quote_summary"]
+
+BREAK_EVEN_FACTOR = 2.0
+"""A package's break-even is told when the job's hours per period are within this factor of it."""
+
+# Quote warnings the caveats leave out (the paragraph already carries them), and those told first.
+_LIMIT_WARNINGS = ("warn_deadline", "warn_budget")
+
+
+def _is(warning: str, keys: tuple[str, ...], lang: Lang) -> bool:
+    """Whether ``warning`` was written from one of the messages ``keys`` (by their text before any field)."""
+    return warning.startswith(_openings(keys, lang))
+
+
+@functools.cache
+def _openings(keys: tuple[str, ...], lang: Lang) -> tuple[str, ...]:
+    """The text of messages ``keys`` before their first field (a handful of key sets is ever asked)."""
+    return tuple(TEMPLATES[key][lang].partition("{")[0] for key in keys)
+
+
+def _span(values: Range, unit: str, *, money: bool, lang: Lang) -> tuple[str, str]:
+    """The expected figure and, when the range is not a point, its ``(low–high)`` suffix."""
+    show = format_cny if money else hours_text
+    expected = show(values.expected)
+    if values.low == values.high:
+        return expected, ""
+    return expected, text("range_suffix", lang, low=show(values.low), high=show(values.high), unit=unit)
+
+
+def _option(quote: Quote, names: ProseNames) -> str:
+    lang = names.lang
+    hours, hours_range = _span(quote.hours, text("unit_hours", lang), money=False, lang=lang)
+    cost, cost_range = _span(quote.cost_cny, "", money=True, lang=lang)
+    template = _option_template(
+        names.gpu(quote.gpu),
+        names.vendor(quote.vendor),
+        names.place(quote.city),
+        None if quote.city == quote.region else names.place(quote.region),
+        quote.pricing,
+        lang,
+    )
+    return template.format(
+        cards=quote.cards, hours=hours, hours_range=hours_range, cost=cost, cost_range=cost_range
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _option_template(gpu: str, vendor: str, city: str, region: str | None, pricing: str, lang: Lang) -> str:
+    """An option's sentence with its names written in (the same for every job on one offer), leaving the
+    cards and the job's figures to fill in."""
+    return partial_text(
+        "option",
+        lang,
+        ("cards", "hours", "hours_range", "cost", "cost_range"),
+        gpu=gpu,
+        vendor=vendor,
+        place=city if region is None else text("place_city_region", lang, city=city, region=region),
+        pricing=text(f"pricing_{pricing}", lang),
+    )
+
+
+def _illustrative_note(recommended: Quote, others: Iterable[Quote | None], lang: Lang) -> str:
+    if recommended.label == ILLUSTRATIVE_LABEL:
+        return text("note_illustrative", lang)
+    if any(quote is not None and quote.label == ILLUSTRATIVE_LABEL for quote in others):
+        return text("note_illustrative_others", lang)
+    return ""
+
+
+def _single_vs_fastest(
+    single: Quote | None,
+    fastest: Quote,
+    recommended: Quote,
+    option: Callable[[Quote], str],
+    min_cards: int | None,
+    lang: Lang,
+) -> str:
+    fastest_text = option(fastest)
+    if single is None:
+        if min_cards is None or min_cards <= 1:
+            # No single card within the limits (or billed as one card): no comparison, only the fastest.
+            case = "recommended_fastest_only" if fastest.id == recommended.id else "fastest_only"
+            return text(case, lang, fastest=fastest_text)
+        reason = text("single_needs_more", lang, min_cards=min_cards)
+        case = "single_none_fastest" if fastest.id == recommended.id else "single_none"
+        return text(case, lang, reason=reason, fastest=fastest_text)
+    if single.id == fastest.id:
+        # One card is the fastest: said once, with no comparison of an option against itself.
+        return text(
+            "single_is_recommended_fastest" if single.id == recommended.id else "single_fastest", lang
+        )
+    if single.id == recommended.id:
+        case = "single_recommended"
+    elif fastest.id == recommended.id:
+        case = "single_recommended_fastest"
+    else:
+        case = "single_other"
+    comparison = text(case, lang, single=option(single), fastest=fastest_text)
+    return comparison + _trade_off(single, fastest, lang)
+
+
+def _trade_off(single: Quote, fastest: Quote, lang: Lang) -> str:
+    """What the fastest option saves against one card, and what it costs more (or less); nothing when
+    it saves no time as shown."""
+    hours_saved = number_text(single.hours.expected - fastest.hours.expected)
+    if hours_saved in ("0", "-0"):
+        return ""
+    extra_cny = fastest.cost_cny.expected - single.cost_cny.expected
+    if format_cny(abs(extra_cny)) == format_cny(0):
+        return text("trade_same", lang, hours=hours_saved)
+    key = "trade_more" if extra_cny >= 0 else "trade_less"
+    return text(key, lang, hours=hours_saved, cost=format_cny(abs(extra_cny)))
+
+
+def _break_even(quotes: Sequence[Quote], names: ProseNames) -> str:
+    """The first package whose break-even the job's use per period is near (within ``BREAK_EVEN_FACTOR``)."""
+    for quote in quotes:
+        period, break_even = quote.term_period, quote.break_even_hours
+        if period is None or break_even is None or break_even >= PERIOD_HOURS[period]:
+            continue
+        used_per_period = min(quote.hours.expected, PERIOD_HOURS[period])
+        if not break_even / BREAK_EVEN_FACTOR <= used_per_period <= break_even * BREAK_EVEN_FACTOR:
+            continue
+        return text(
+            "break_even",
+            names.lang,
+            gpu=names.gpu(quote.gpu),
+            period=text(f"period_{period}", names.lang),
+            vendor=names.vendor(quote.vendor),
+            hours=number_text(break_even),
+        )
+    return ""
+
+
+def _default_caveat(fastest: Quote, request: QuoteRequest, lang: Lang) -> str:
+    if fastest.cards > 1 and request.scaling is None and request.workload.kind != "serving":
+        low, high = number_text(fastest.speedup.low), number_text(fastest.speedup.high)
+        return text("caveat_speedup", lang, low=low, high=high, cards=fastest.cards)
+    return text("caveat_prices", lang)
+
+
+def _caveats(recommended: Quote, response_warnings: Sequence[str], lang: Lang) -> list[str]:
+    """Warnings that change the decision: the limits' first, then the response's, then the quote's own."""
+    own = recommended.warnings
+    limits = [warning for warning in own if _is(warning, _LIMIT_WARNINGS, lang)]
+    stale_told = any(_is(warning, ("warn_stale_fallback",), lang) for warning in response_warnings)
+    left_out = ("warn_converted", *_LIMIT_WARNINGS, *(("warn_stale",) if stale_told else ()))
+    rest = [warning for warning in own if not _is(warning, left_out, lang)]
+    return list(dict.fromkeys([*limits, *response_warnings, *rest]))
+
+
+def quote_summary(
+    *,
+    recommended: Quote,
+    fastest: Quote,
+    single: Quote | None,
+    quotes: Sequence[Quote],
+    response_warnings: Sequence[str],
+    names: ProseNames,
+    min_cards: int | None,
+    request: QuoteRequest,
+) -> str:
+    """The paragraph for a response with quotes."""
+    lang = names.lang
+    caveats = _caveats(recommended, response_warnings, lang)
+    if len(caveats) > 1:
+        caveat = text("summary_caveats", lang, caveats=join_text("join_caveats", caveats, lang))
+    else:
+        caveat = text(
+            "summary_caveat", lang, caveat=caveats[0] if caveats else _default_caveat(fastest, request, lang)
+        )
+    note = _illustrative_note(recommended, (fastest, single), lang)
+    written: dict[str, str] = {}
+
+    def option(quote: Quote) -> str:
+        """``_option``, once per quote: the recommendation is often the single card or the fastest too."""
+        found = written.get(quote.id)
+        if found is None:
+            found = written[quote.id] = _option(quote, names)
+        return found
+
+    sentences = [
+        text("summary_recommended", lang, option=option(recommended), note=note),
+        (
+            text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))
+            if request.workload.kind == "serving"  # every plan runs the hours asked for: none is faster
+            else _single_vs_fastest(single, fastest, recommended, option, min_cards, lang)
+        ),
+        _break_even(quotes, names),
+        caveat,
+    ]
+    return join_text("join_sentences", sentences, lang)

@@ -1,0 +1,161 @@
+"""Ranking qualifying candidates, and picking the cheapest, fastest and recommended ones.
+
+Orders are lexicographic and total, so equal quotes always come out in the same order:
+
+- ``cost``: expected cost, then expected hours, then offer id, then cards;
+- ``time``: expected hours, then expected cost, then offer id, then cards;
+- ``value``: cost + time value × expected hours, then expected cost, then offer id, then cards.
+
+``recommended`` is the best value when the caller gave a time value, else the cheapest.
+
+Only the top ``k`` are sorted: the primary key is partitioned first (all ties with the k-th value kept),
+so ranking costs little more than one pass over the candidates. Only the first keys are gathered for
+every candidate; the tie-breakers (offer id, cards) are looked up for the few a ranking compares on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from schemas.quote import RankBy
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+
+__all__ = ["CandidateKeys", "Picks", "first", "pick", "rank_of", "top"]
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateKeys:
+    """Sort keys of the candidates at ``positions`` of a (counts × offers) grid, aligned with them."""
+
+    positions: IntArray
+    cost: FloatArray
+    hours: FloatArray
+    time_value_cny_per_hour: float | None
+    offers: int  # the grid's row length
+    id_order: IntArray  # by offer
+    cards: FloatArray  # by count column
+
+    @classmethod
+    def of_cells(
+        cls,
+        chosen: BoolArray,
+        cells: IntArray,
+        cost: FloatArray,
+        hours: FloatArray,
+        *,
+        offers: int,
+        id_order: IntArray,
+        counts: tuple[int, ...],
+        time_value_cny_per_hour: float | None,
+    ) -> CandidateKeys:
+        """The keys of the ``chosen`` of some cells (at flat (counts × ``offers``) positions ``cells``,
+        with expected ``cost`` and ``hours``, all aligned)."""
+        at = np.flatnonzero(chosen)
+        return cls(
+            positions=cells[at],
+            cost=cost[at],
+            hours=hours[at],
+            time_value_cny_per_hour=time_value_cny_per_hour,
+            offers=offers,
+            id_order=id_order,
+            cards=np.asarray(counts, dtype=np.float64),
+        )
+
+    @property
+    def size(self) -> int:
+        return int(self.positions.size)
+
+    def cell(self, at: int) -> tuple[int, int]:
+        """(count column, offer) of candidate ``at``."""
+        column, offer = divmod(int(self.positions[at]), self.offers)
+        return column, offer
+
+    def value(self) -> FloatArray:
+        """Cost plus the caller's time value of the expected hours (the cost without one): made only
+        when a value ranking asks for it."""
+        if self.time_value_cny_per_hour is None:
+            return self.cost
+        result: FloatArray = self.cost + self.time_value_cny_per_hour * self.hours
+        return result
+
+    def primary(self, rank_by: RankBy) -> FloatArray:
+        """The most significant key, for every candidate."""
+        return self.hours if rank_by == "time" else self.value() if rank_by == "value" else self.cost
+
+    def keys_at(self, rank_by: RankBy, at: IntArray) -> tuple[npt.NDArray[np.generic], ...]:
+        """Every key of candidates ``at``, most significant first."""
+        columns, offers = np.divmod(self.positions[at], self.offers)
+        tie_breakers = (self.id_order[offers], self.cards[columns])
+        cost, hours = self.cost[at], self.hours[at]
+        if rank_by == "time":
+            return (hours, cost, *tie_breakers)
+        if rank_by == "value" and self.time_value_cny_per_hour is not None:
+            return (cost + self.time_value_cny_per_hour * hours, cost, *tie_breakers)
+        return (cost, hours if rank_by == "cost" else cost, *tie_breakers)
+
+
+def _sorted(keys: CandidateKeys, rank_by: RankBy, pool: IntArray) -> IntArray:
+    """``pool`` in key order (lexsort sorts by its last key first)."""
+    ordered: IntArray = pool[np.lexsort(keys.keys_at(rank_by, pool)[::-1])]
+    return ordered
+
+
+def top(keys: CandidateKeys, rank_by: RankBy, k: int) -> IntArray:
+    """Positions of the ``k`` first candidates in key order."""
+    primary = keys.primary(rank_by)
+    if primary.size > k:
+        kth_value = np.partition(primary, k - 1)[k - 1]
+        pool = np.flatnonzero(primary <= kth_value)
+    else:
+        pool = np.arange(primary.size)
+    return _sorted(keys, rank_by, pool)[:k]
+
+
+def first(keys: CandidateKeys, rank_by: RankBy) -> int:
+    """Position of the first candidate in key order (``top(keys, rank_by, 1)`` without a partition)."""
+    primary = keys.primary(rank_by)
+    pool = np.flatnonzero(primary == primary.min())
+    if pool.size == 1:
+        return int(pool[0])
+    return int(_sorted(keys, rank_by, pool)[0])
+
+
+def rank_of(keys: CandidateKeys, rank_by: RankBy, position: int) -> int:
+    """1-based rank of one candidate in key order, without sorting them all: those before it on the
+    first key, then those tied with it there that come before it on the next keys (few: compared as
+    tuples, in Python, cheaper than an array pass per key)."""
+    primary = keys.primary(rank_by)
+    before = int(np.count_nonzero(primary < primary[position]))
+    tied = np.flatnonzero(primary == primary[position])
+    if tied.size > 1:
+        rows = list(zip(*(key.tolist() for key in keys.keys_at(rank_by, tied)[1:]), strict=True))
+        own = rows[int(np.searchsorted(tied, position))]
+        before += sum(1 for row in rows if row < own)
+    return before + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Picks:
+    ranks: dict[int, int]  # position → rank: the top ``limit``, then any highlighted one below them
+    cheapest: int
+    fastest: int
+    recommended: int
+
+
+def pick(keys: CandidateKeys, rank_by: RankBy, limit: int) -> Picks:
+    """The top ``limit`` by ``rank_by`` plus the highlighted candidates (positions into ``keys``)."""
+    ranked = tuple(int(position) for position in top(keys, rank_by, limit))
+
+    def first_by(order: RankBy) -> int:
+        return ranked[0] if order == rank_by else first(keys, order)
+
+    # The recommendation is the top of the ranking the caller asked for, whatever the other highlights.
+    cheapest, fastest, recommended = first_by("cost"), first_by("time"), ranked[0]
+    ranks = {position: rank for rank, position in enumerate(ranked, start=1)}
+    for extra in (cheapest, fastest, recommended):
+        if extra not in ranks:
+            ranks[extra] = rank_of(keys, rank_by, extra)
+    return Picks(ranks=ranks, cheapest=cheapest, fastest=fastest, recommended=recommended)
