@@ -18,7 +18,6 @@ single-card comparison the summary uses) are gathered from its arrays.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,6 +36,7 @@ from schemas.quote import (
 from schemas.vendor import VendorConfig
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.quotes import build_quotes
+from service.quote.base.memo import memoized
 from service.quote.base.money import cents_array
 from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
@@ -170,7 +170,7 @@ def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | 
     return MemoryNeed(needed_gb=round(needed, 2), min_cards=dict(fewest))
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _fewest_cards(
     memory_by_gpu: tuple[tuple[str, float], ...], needed_gb: float
 ) -> tuple[tuple[str, int], ...]:

@@ -8,12 +8,12 @@ here, for this response only (the fields in them are the request's, so no other 
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Lang
+from service.quote.base.memo import Memos, MemoSlot, memoized
 from service.quote.evaluate.evaluation import Evaluation
 from service.quote.model.tables import OfferTables
 from service.quote.prose.texts import number_text, text
@@ -33,31 +33,33 @@ class QuoteContext:
     operator_factor: float  # the configured cross-node factor, named by the notes
     cross_city_mbps: float
     lang: Lang
-    # The conversion warning, by the offer's GPU.
-    by_gpu: dict[str, str] = field(default_factory=dict)
-    # The stale-price warning, by the offer's fetch time.
-    by_fetched_at: dict[datetime, str] = field(default_factory=dict)
-    # The scaling notes, by (speed-up column, count column, nodes).
-    by_scaling: dict[tuple[int, int, int], tuple[str, ...]] = field(default_factory=dict)
-    # Message ids looked up with no fields (``interconnect_nvlink``, ``communication_heavy``).
-    words: dict[str, str] = field(default_factory=dict)
+    # Sentences written for the first quote that needs them (``base.memo.MemoSlot``), this response only.
+    memos: Memos = field(default_factory=Memos)
 
     def word(self, key: str) -> str:
         """Message ``key`` with no fields, in the response's language."""
-        found = self.words.get(key)
-        if found is None:
-            found = self.words[key] = text(key, self.lang)
-        return found
+        return _word(key, self.lang)
 
     def stale_warning(self, fetched_at: datetime) -> str:
-        warning = self.by_fetched_at.get(fetched_at)
-        if warning is None:
-            age = number_text((self.now_s - fetched_at.timestamp()) / 3600)
-            warning = self.by_fetched_at[fetched_at] = _stale_warning(age, self.price_max_age_s, self.lang)
-        return warning
+        """The stale-price warning of an offer fetched at ``fetched_at``."""
+        return _STALE.of(self.memos).get(fetched_at, lambda: self._stale_warning(fetched_at))
+
+    def _stale_warning(self, fetched_at: datetime) -> str:
+        age = number_text((self.now_s - fetched_at.timestamp()) / 3600)
+        return _stale_warning(age, self.price_max_age_s, self.lang)
 
 
-@functools.lru_cache(maxsize=1024)
+# The stale-price warning by the offer's fetch time.
+_STALE: MemoSlot[datetime, str] = MemoSlot("stale warnings", size=64)
+
+
+@memoized(256)
+def _word(key: str, lang: Lang) -> str:
+    """Message ``key`` with no fields (``interconnect_nvlink``, ``communication_heavy``)."""
+    return text(key, lang)
+
+
+@memoized(1024)
 def _stale_warning(age: str, price_max_age_s: float, lang: Lang) -> str:
     """The stale-price warning for an age as shown (to 0.01 h): the same for every response within it."""
     return text("warn_stale", lang, age=age, max_age=number_text(price_max_age_s / 3600))

@@ -15,17 +15,16 @@ become line items:
   line; the compute line gives up what they take, so the lines still add up to the quote's cost.
 
 The scaling notes depend only on the speed-up column, the card count and the nodes, so a response looks
-them up once per such triple (``QuoteContext.by_scaling``); they are written once for all responses
+them up once per such triple (``_SCALING_NOTES``); they are written once for all responses
 that ask the same (a bounded cache on those values, the language, the communication and the factor).
 """
 
 from __future__ import annotations
 
-import functools
-
 from schemas.quote import Communication, Lang, LineItem, Range
 from service.names import place_display_name
 from service.quote.assemble.context import QuoteContext
+from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import cents, format_cny, round_cny
 from service.quote.evaluate.evaluation import Figure
 from service.quote.evaluate.locality import copy_hours
@@ -65,7 +64,7 @@ def _scaling_notes(
     )
 
 
-@functools.lru_cache(maxsize=1024)
+@memoized(1024)
 def _written_scaling_notes(
     column: ScalingColumn,
     cards: int,
@@ -137,6 +136,10 @@ def _locality_note(
     )
 
 
+# The scaling notes of this response, by (speed-up column, count column, nodes).
+_SCALING_NOTES: MemoSlot[tuple[int, int, int], tuple[str, ...]] = MemoSlot("scaling notes", size=64)
+
+
 def quote_notes(
     context: QuoteContext, index: int, column: int, cards: int, nodes: int, speedup: Range
 ) -> list[str]:
@@ -146,10 +149,10 @@ def quote_notes(
     if not resolved.serving and cards > 1:
         code = int(evaluation.scaling.code[index])
         key = (code, column, nodes)
-        scaling = context.by_scaling.get(key)
-        if scaling is None:
-            scaling_column = evaluation.scaling.columns[code]
-            scaling = context.by_scaling[key] = _scaling_notes(context, scaling_column, cards, nodes, speedup)
+        scaling_column = evaluation.scaling.columns[code]
+        scaling = _SCALING_NOTES.of(context.memos).get(
+            key, lambda: _scaling_notes(context, scaling_column, cards, nodes, speedup)
+        )
         notes.extend(scaling)
     if evaluation.remote is not None and evaluation.remote[index] and resolved.data_city is not None:
         notes.append(

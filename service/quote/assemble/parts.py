@@ -3,7 +3,7 @@
 Every quote of an offer repeats the same words and figures whatever the request: the offer's fields, its
 GPU's display name, its list price as text, the card-hour offer its line items and break-even compare
 against. A snapshot's offers never change, so these are kept beside its tables
-(``OfferTables.quote_parts``), bounded by the offers times the catalogs asked for.
+(``OfferTables.memos``), for the offers quoted lately.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from schemas.offer import (
 )
 from schemas.quote import Lang, Quote, Range
 from service.quote.assemble.lines import CardHourLine
+from service.quote.base.memo import MemoSlot
 from service.quote.base.money import format_cny, round_hours
 from service.quote.model.tables import NO_OFFER, OfferTables
 from service.quote.prose.names import gpu_name
@@ -95,11 +96,11 @@ class OfferParts:
 
 def offer_parts(tables: OfferTables, index: int, catalog: GpuCatalog) -> OfferParts:
     """Row ``index``'s parts, made on first use (the catalog is held in the key, so its id stays its own)."""
-    key = (index, catalog)
-    parts = tables.quote_parts.get(key)
-    if parts is None:
-        parts = tables.quote_parts[key] = OfferParts(tables, index, catalog)
-    return parts
+    return _PARTS.of(tables.memos).get((index, catalog), lambda: OfferParts(tables, index, catalog))
+
+
+# The parts of the offers quoted lately, per snapshot: a response returns a dozen quotes.
+_PARTS: MemoSlot[tuple[int, GpuCatalog], OfferParts] = MemoSlot("offer parts", size=4096)
 
 
 def _card_hour_reference(tables: OfferTables, index: int) -> Offer | None:

@@ -13,7 +13,6 @@ In this order, each only when it applies:
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 from adapters.gpus import GpuCatalog
@@ -21,6 +20,7 @@ from schemas.offer import NodeHourPricing
 from schemas.quote import Lang
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures
+from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import format_cny
 from service.quote.prose.names import gpu_name
 from service.quote.prose.texts import hours_text, number_text, partial_text, text
@@ -41,7 +41,7 @@ def _source_kind(sources: Sequence[str], end: str) -> str:
     return _source_kind_of(tuple(sources), end)
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _source_kind_of(sources: tuple[str, ...], end: str) -> str:
     source = next((item.lower() for item in sources if item.startswith(f"{end} ")), "")
     if "derived" in source:
@@ -76,7 +76,7 @@ def _factor_text(factor: float) -> str:
     return shown[:-1] if shown.endswith("0") else shown
 
 
-@functools.lru_cache(maxsize=512)
+@memoized(512)
 def _conversion_text(
     catalog: GpuCatalog, gpu: str, reference: str, measured: float | None, low: float, high: float, lang: Lang
 ) -> str:
@@ -94,7 +94,7 @@ def _conversion_text(
     )
 
 
-@functools.lru_cache(maxsize=512)
+@memoized(512)
 def _converted_templates(
     catalog: GpuCatalog, gpu: str, reference: str, measured: float | None, low: float, high: float, lang: Lang
 ) -> tuple[str, str]:
@@ -128,6 +128,10 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
     )
 
 
+# The converted-hours warning of this response, by the offer's GPU.
+_CONVERSION_WARNINGS: MemoSlot[str, str] = MemoSlot("conversion warnings", size=64)
+
+
 def quote_warnings(context: QuoteContext, index: int, cards: int, figures: QuoteFigures) -> list[str]:
     """The warnings of offer ``index`` at ``cards`` cards with ``figures``, in the order above."""
     tables, lang = context.tables, context.lang
@@ -146,9 +150,9 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
     reference = context.resolved.reference_gpu
     if reference is not None and offer.gpu != reference:
         # Every figure in it is the GPU's: its conversion and its hours on one card.
-        conversion = context.by_gpu.get(offer.gpu)
-        if conversion is None:
-            conversion = context.by_gpu[offer.gpu] = _conversion_warning(context, index, reference)
+        conversion = _CONVERSION_WARNINGS.of(context.memos).get(
+            offer.gpu, lambda: _conversion_warning(context, index, reference)
+        )
         warnings.append(conversion)
     if context.resolved.memory_needed_gb is not None and evaluation.min_cards[index] > terms.machine_cards:
         warnings.append(

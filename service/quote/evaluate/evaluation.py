@@ -30,7 +30,7 @@ would cost and take.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,6 +38,7 @@ import numpy as np
 from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.memo import MemoSlot
 from service.quote.evaluate.figures import (
     BoundTerms,
     Figure,
@@ -153,29 +154,34 @@ def _conversion(
     if reference is None:
         ones = np.ones((3, tables.size))
         return ones, ones
-    key = (id(catalog), reference, tuple(sorted(resolved.speed_ratios.items())))
-    cached = tables.conversions.get(key)
-    if cached is not None:
-        return cached[1:]
-    if len(tables.conversions) >= _CONVERSIONS_KEPT:
-        tables.conversions.clear()
+    ratios = tuple(sorted(resolved.speed_ratios.items()))
+    return _CONVERSIONS.of(tables.memos).get(
+        (catalog, reference, ratios), lambda: _converted(tables, catalog, reference, dict(ratios))
+    )
+
+
+def _converted(
+    tables: OfferTables, catalog: GpuCatalog, reference: str, ratios: Mapping[str, float]
+) -> tuple[FloatArray, FloatArray]:
     by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
     for code, name in enumerate(tables.gpu_names):
         if name == reference:
             by_gpu[code] = 1.0
-        elif name in resolved.speed_ratios:
-            by_gpu[code] = resolved.speed_ratios[name]
+        elif name in ratios:
+            by_gpu[code] = ratios[name]
         elif name in catalog:
             by_gpu[code] = conversion_range(catalog, reference, name)
     factors: FloatArray = np.ascontiguousarray(by_gpu[tables.gpu_code].T)
     fastest_first: FloatArray = np.ascontiguousarray(factors[::-1])
     # Shared by the requests with the same reference.
     factors.flags.writeable = fastest_first.flags.writeable = False
-    tables.conversions[key] = (catalog, factors, fastest_first)
     return factors, fastest_first
 
 
-_CONVERSIONS_KEPT = 64  # (catalog, reference, measured ratios) kept per snapshot
+# Each offer's speed over a reference GPU, by (catalog, reference GPU, measured ratios), per snapshot.
+_CONVERSIONS: MemoSlot[
+    tuple[GpuCatalog, str, tuple[tuple[str, float], ...]], tuple[FloatArray, FloatArray]
+] = MemoSlot("conversions", size=64)
 
 
 def _batch_layout(
@@ -193,23 +199,28 @@ def _batch_layout(
     if resolved.card_counts is not None:
         requested = np.isin(counts, resolved.card_counts)[:, None]
         return cached_layout(
-            tables.layouts, (counts, resolved.card_counts), lambda: build_layout(tables, counts, requested)
+            tables,
+            (counts, resolved.card_counts),
+            lambda: build_layout(tables, counts, requested),
+            deadline=False,
         )
     deadline_hours = resolved.request.deadline_hours
     if deadline_hours is None:
         return cached_layout(
-            tables.layouts,
+            tables,
             (counts, max_plan_cards),
             lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, None)),
+            deadline=False,
         )
     matching, fewest_cards, one_card_hours = rows
     deadline_cards = fewest_meeting_deadline(
         tables, speedups_at((1,)), one_card_hours, deadline_hours, matching, fewest_cards, max_plan_cards
     )
     return cached_layout(
-        tables.deadline_layouts,
+        tables,
         (counts, max_plan_cards, deadline_cards.tobytes()),
         lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, deadline_cards)),
+        deadline=True,
     )
 
 

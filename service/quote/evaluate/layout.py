@@ -4,9 +4,8 @@ A request's job (its hours, reference GPU, speed-up curve, memory minimum) chang
 the card counts evaluated, the candidates quoted (``requested``), the units rented at each count, the
 hourly rates, whether the offer supplies those cards, and which cells a response can read depend only on
 the snapshot and the counts asked for. A batch job's ``Layout`` is therefore built once per snapshot and
-request shape and kept on the offer tables (``OfferTables.layouts``, ``cached_layout``); with a deadline
-the shape includes each row's fewest cards meeting it, which move with the job's hours, so those layouts
-are kept apart (``OfferTables.deadline_layouts``). A serving job's units depend on its memory minimum,
+request shape and kept on the offer tables (``cached_layout``); with a deadline the shape includes each
+row's fewest cards meeting it, which move with the job's hours, so those layouts are kept apart. A serving job's units depend on its memory minimum,
 so its layout is built per request.
 
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
@@ -20,7 +19,7 @@ is always among the dense counts (every row is read there). Combined plans are p
 needed cells.
 
 Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
-(``Layout.speedups``): a request then divides its one-card hours by them in one pass.
+(``Layout.gathered``): a request then divides its one-card hours by them in one pass.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.memo import Memos, MemoSlot
 from service.quote.evaluate.combined import PricedPlans, plan_cells
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
@@ -43,8 +43,12 @@ _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 # A count at which fewer than this share of the candidates can be read is billed cell by cell.
 _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
-_LAYOUTS_KEPT = 16  # request shapes whose layout is kept per snapshot
-_SPEEDUPS_KEPT = 8  # speed-up curves whose gathered speed-ups are kept per layout
+# Request shapes whose layout is kept per snapshot; with a deadline, kept apart so that the many shapes
+# of deadline requests never push the others out.
+_LAYOUTS: MemoSlot[Hashable, Layout] = MemoSlot("layouts", size=16)
+_DEADLINE_LAYOUTS: MemoSlot[Hashable, Layout] = MemoSlot("deadline layouts", size=16)
+# Speed-up curves whose gathered speed-ups are kept per layout.
+_SPEEDUPS: MemoSlot[Hashable, GatheredSpeedups] = MemoSlot("gathered speed-ups", size=8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,39 +85,33 @@ class Layout:
     sparse_speedup_at: IntArray
     sparse_terms: FloatArray  # (2, sparse cells): granularity hours, minimum billed hours
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
-    speedups: dict[Hashable, GatheredSpeedups] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
+    memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
     def gathered(
         self, key: Hashable, scaling_at: Callable[[Sequence[int]], ScalingColumns]
     ) -> GatheredSpeedups:
         """The speed-ups of curve ``key`` (``scaling_at`` works them out per count) gathered per cell."""
-        found = self.speedups.get(key)
-        if found is None:
-            if len(self.speedups) >= _SPEEDUPS_KEPT:
-                self.speedups.clear()
-            scaling = scaling_at(self.counts)
-            table = scaling.expected
-            found = GatheredSpeedups(
-                scaling=scaling,
-                dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
-                sparse=_frozen(table.take(self.sparse_speedup_at)),
-                every_bound=_frozen(
-                    np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
-                )
-                if self.bounds_up_front
-                else None,
-                plans=_frozen(
-                    np.empty((2, 0))
-                    if self.plans is None
-                    else np.stack(
-                        (scaling.high.take(self.plans.speedup_at), scaling.low.take(self.plans.speedup_at))
-                    )
-                ),
+        return _SPEEDUPS.of(self.memos).get(key, lambda: self._gather(scaling_at(self.counts)))
+
+    def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
+        table = scaling.expected
+        return GatheredSpeedups(
+            scaling=scaling,
+            dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
+            sparse=_frozen(table.take(self.sparse_speedup_at)),
+            every_bound=_frozen(
+                np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
             )
-            self.speedups[key] = found
-        return found
+            if self.bounds_up_front
+            else None,
+            plans=_frozen(
+                np.empty((2, 0))
+                if self.plans is None
+                else np.stack(
+                    (scaling.high.take(self.plans.speedup_at), scaling.low.take(self.plans.speedup_at))
+                )
+            ),
+        )
 
 
 def _frozen(array: _ArrayT) -> _ArrayT:
@@ -215,12 +213,8 @@ def build_layout(
     )
 
 
-def cached_layout(kept: dict[Hashable, Layout], key: Hashable, build: Callable[[], Layout]) -> Layout:
-    """The layout ``kept`` for request shape ``key``, built by ``build`` the first time it is seen."""
-    found = kept.get(key)
-    if found is None:
-        if len(kept) >= _LAYOUTS_KEPT:
-            kept.clear()
-        found = build()
-        kept[key] = found
-    return found
+def cached_layout(
+    tables: OfferTables, key: Hashable, build: Callable[[], Layout], *, deadline: bool
+) -> Layout:
+    """The layout kept for request shape ``key`` on ``tables``, built by ``build`` the first time."""
+    return (_DEADLINE_LAYOUTS if deadline else _LAYOUTS).of(tables.memos).get(key, build)

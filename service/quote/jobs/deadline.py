@@ -15,11 +15,10 @@ answer is the same either way.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.memo import memoized
 from service.quote.model.scaling import ScalingColumn, ScalingColumns
 from service.quote.model.tables import OfferTables
 
@@ -48,7 +47,7 @@ def _fewest(
     return first + low * step
 
 
-@functools.lru_cache(maxsize=16)
+@memoized(16)
 def _expected_by_count(columns: tuple[ScalingColumn, ...], most_cards: int) -> tuple[FloatArray, BoolArray]:
     """``(columns, most_cards)``: each column's expected speed-up at 1 … ``most_cards`` cards, and
     ``(columns,)`` whether it never falls along them; read-only."""

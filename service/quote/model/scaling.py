@@ -69,7 +69,6 @@ pcie / nvlink (not stated)    1          0.964     0.9       0.75
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -81,6 +80,7 @@ import numpy.typing as npt
 from schemas.offer import Interconnect
 from schemas.quote import MAX_CARDS, Communication, Range, ScalingOverride
 from service.errors import InvalidRequest
+from service.quote.base.memo import memoized
 
 __all__ = [
     "COMMUNICATION_RATIO",
@@ -329,7 +329,7 @@ def column_keys(
 # The columns and their speed-up tables are pure functions of a few small values that repeat from request
 # to request (the snapshot's column keys, the communication, the counts each offer sells), so they are
 # worked out once and looked up after: a request gathers from them instead of walking counts × columns.
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _columns(
     keys: tuple[ColumnKey, ...],
     curve: ScalingCurve | None,
@@ -350,7 +350,7 @@ def _columns(
     )
 
 
-@functools.lru_cache(maxsize=1024)
+@memoized(1024)
 def _speedup_block(
     columns: tuple[ScalingColumn, ...], card_counts: tuple[int, ...]
 ) -> npt.NDArray[np.float64]:

@@ -14,11 +14,13 @@ from datetime import datetime
 from schemas.offer import Offer
 from schemas.vendor import VendorConfig, VendorStatus
 from service.names import KnownNames
+from service.quote.base.memo import Memos, MemoSlot
 from service.quote.model.tables import OfferTables, build_offer_tables
 
 __all__ = ["Snapshot"]
 
-_KNOWN_NAMES_KEPT = 8
+# The names a request's filters may use, per configured vendor list seen lately (the app passes one).
+_KNOWN_NAMES: MemoSlot[tuple[VendorConfig, ...], KnownNames] = MemoSlot("known names", size=8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,22 +32,15 @@ class Snapshot:
     tables: OfferTables
     built_at: datetime
     oldest_fetched_at: datetime | None
-    # The names a request's filters may use (``service.names.KnownNames``), per configured vendor list
-    # seen lately: the list is held, so its id stays its own, with a copy to tell a changed list.
-    known_names: dict[int, tuple[Sequence[VendorConfig], tuple[VendorConfig, ...], KnownNames]] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
+    memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
     def known(self, vendors: Sequence[VendorConfig]) -> KnownNames:
         """The regions, cities and vendors known from ``vendors``, the statuses and the offers."""
-        cached = self.known_names.get(id(vendors))
-        if cached is not None and cached[1] == tuple(vendors):
-            return cached[2]
-        if len(self.known_names) >= _KNOWN_NAMES_KEPT:
-            self.known_names.clear()
-        known = KnownNames(vendors=vendors, statuses=self.statuses.values(), offers=self.offers)
-        self.known_names[id(vendors)] = (vendors, tuple(vendors), known)
-        return known
+        configured = tuple(vendors)
+        return _KNOWN_NAMES.of(self.memos).get(
+            configured,
+            lambda: KnownNames(vendors=configured, statuses=self.statuses.values(), offers=self.offers),
+        )
 
     @classmethod
     def of(

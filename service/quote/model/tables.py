@@ -16,27 +16,24 @@ card-hours), one row each, described by their longest-period package's offer; ``
 ones quoted when a request names none.
 
 Arrays are read-only: one snapshot serves concurrent requests. What requests of one shape share is kept
-beside them, bounded: each offer's speed over a reference GPU (``conversions``) and each request shape's
-job-independent evaluation arrays (``layouts``, ``_layout.Layout``).
+beside them in ``memos`` (``base.memo``), by the floors that work it out: each offer's speed over a
+reference GPU, each request shape's job-independent evaluation arrays, a returned quote's offer parts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from schemas.offer import CardHourPricing, Offer, pricing_kind
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.memo import Memos
 from service.quote.model.billing import KIND_CODES, MIXED_CODE, BillingTerms, billing_terms, sold_counts
 from service.quote.model.plans import MixedPlan, PlanArrays, build_plans
 from service.quote.model.scaling import ColumnKey, column_keys
-
-if TYPE_CHECKING:
-    from service.quote.assemble.parts import OfferParts
-    from service.quote.evaluate.layout import Layout
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 
@@ -94,23 +91,8 @@ class OfferTables:
     scaling_starts: IntArray
     # Memory of each GPU model the offers carry, sorted by GPU id (the last offer's figure for a model).
     memory_by_gpu: Mapping[str, float]
-    # Each offer's speed over a reference GPU (``_evaluate._conversion``) for the requests seen lately,
-    # by (catalog, reference GPU, measured ratios): the catalog is held so its id stays its own. Low /
-    # expected / high, then high / expected / low.
-    conversions: dict[
-        tuple[int, str, tuple[tuple[str, float], ...]], tuple[object, FloatArray, FloatArray]
-    ] = field(default_factory=dict, init=False, compare=False, repr=False)
-    # Each request shape's job-independent evaluation arrays (``_layout.cached_layout``).
-    layouts: dict[Hashable, Layout] = field(default_factory=dict, init=False, compare=False, repr=False)
-    # The same with a deadline, by each row's fewest cards meeting it: these vary with the job's hours, so
-    # they are kept apart and never push the shapes above out.
-    deadline_layouts: dict[Hashable, Layout] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
-    # What a returned quote copies from its offer, by (row, catalog) (``_quote_parts``).
-    quote_parts: dict[Hashable, OfferParts] = field(
-        default_factory=dict, init=False, compare=False, repr=False
-    )
+    # What requests share, kept by the floors above (``base.memo.MemoSlot``).
+    memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
     @property
     def size(self) -> int:

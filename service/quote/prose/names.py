@@ -3,13 +3,13 @@ Chinese), places 苏州 / Suzhou, GPUs ``RTX 4090``, ``A100 80G``."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Lang
 from service.names import gpu_display_name, place_display_name
+from service.quote.base.memo import memoized
 
 __all__ = ["ProseNames", "gpu_name"]
 
@@ -32,14 +32,14 @@ class ProseNames:
         return _place_name(place, self.lang)
 
 
-@functools.lru_cache(maxsize=512)
+@memoized(512)
 def gpu_name(gpu_id: str, catalog: GpuCatalog) -> str:
     """``gpu_display_name`` cached: the catalog is built once and never changed (keyed by identity); a
     quote names its GPU several times."""
     return gpu_display_name(gpu_id, catalog)
 
 
-@functools.lru_cache(maxsize=1024)
+@memoized(1024)
 def _place_name(place: str, lang: Lang) -> str:
     """``place_display_name`` cached: a summary names two places per option, from a short list."""
     return place_display_name(place, lang)

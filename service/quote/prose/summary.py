@@ -20,12 +20,12 @@ Names are written as ``_prose_names.ProseNames`` gives them; an empty response's
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Sequence
 
 from schemas.offer import PERIOD_HOURS
 from schemas.quote import Lang, Quote, QuoteRequest, Range
 from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.quote.base.memo import memoized
 from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
 from service.quote.prose.texts import TEMPLATES, hours_text, join_text, number_text, partial_text, text
@@ -44,7 +44,7 @@ def _is(warning: str, keys: tuple[str, ...], lang: Lang) -> bool:
     return warning.startswith(_openings(keys, lang))
 
 
-@functools.cache
+@memoized(64)
 def _openings(keys: tuple[str, ...], lang: Lang) -> tuple[str, ...]:
     """The text of messages ``keys`` before their first field (a handful of key sets is ever asked)."""
     return tuple(TEMPLATES[key][lang].partition("{")[0] for key in keys)
@@ -76,7 +76,7 @@ def _option(quote: Quote, names: ProseNames) -> str:
     )
 
 
-@functools.lru_cache(maxsize=1024)
+@memoized(1024)
 def _option_template(gpu: str, vendor: str, city: str, region: str | None, pricing: str, lang: Lang) -> str:
     """An option's sentence with its names written in (the same for every job on one offer), leaving the
     cards and the job's figures to fill in."""
