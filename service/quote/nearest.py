@@ -112,7 +112,8 @@ def _outside_filters(
     """What the filters alone left out that would run the job: where, which GPUs, what kind of offer."""
     # Only the offers the filters left out: the ones inside them are not what the filters cost.
     outside = relaxed.offers_qualifying() & ~snapshot_matching
-    offers = [snapshot.tables.offers[index] for index in np.flatnonzero(outside)]
+    rows = np.flatnonzero(outside)
+    offers = [snapshot.tables.offers[index] for index in rows]
     if not offers:
         return None
     by_city = resolved.cities is not None
@@ -124,7 +125,7 @@ def _outside_filters(
     return OutsideFilters(
         places=tuple(places),
         gpus=tuple(gpus),
-        clusters=all(offer.pricing.__struct_config__.tag == "node_hour" for offer in offers),
+        clusters=bool(snapshot.tables.spans_machines[rows].all()),
         model=resolved.memory_needed_gb is not None,
         filtered=filtered,
     )

@@ -18,23 +18,14 @@ import numpy as np
 from schemas.quote import Range
 from service.quote.base.money import cents_array
 from service.quote.evaluate.evaluation import Evaluation, Figure
+from service.quote.model.billing import ExpectedBill
 from service.quote.model.tables import OfferTables
 
-__all__ = ["ExpectedBill", "QuoteFigures", "gather_figures"]
+__all__ = ["QuoteFigures", "gather_figures"]
 
 
-# Structs rather than frozen dataclasses: a response makes two per quote, and a frozen dataclass takes
+# A struct rather than a frozen dataclass: a response makes one per quote, and a frozen dataclass takes
 # a microsecond to make (a setattr per field), ten times a struct.
-
-
-class ExpectedBill(msgspec.Struct, frozen=True, gc=False):
-    """One candidate's expected bill, as the evaluation computed it (unrounded)."""
-
-    units: int  # rented: cards, nodes, bundles or packages
-    billed_cards: int
-    billed_hours: float
-    hourly_rate_cny: float
-    cost_cny: float
 
 
 class QuoteFigures(msgspec.Struct, frozen=True, gc=False):

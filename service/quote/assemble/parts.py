@@ -11,17 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.gpus import GpuCatalog
-from schemas.offer import (
-    CardHourPricing,
-    Offer,
-    TermPricing,
-    headline_price_cny,
-    pricing_kind,
-)
+from schemas.offer import Offer, headline_price_cny, pricing_kind
 from schemas.quote import Lang, Quote, Range
-from service.quote.assemble.lines import CardHourLine
 from service.quote.base.memo import MemoSlot
 from service.quote.base.money import format_cny, round_hours
+from service.quote.model.pricing import LineWriter, rule_of
 from service.quote.model.tables import NO_OFFER, OfferTables
 from service.quote.prose.names import gpu_name
 
@@ -53,13 +47,32 @@ class OfferParts:
     a quote with them whose other fields every returned quote replaces (``msgspec.structs.replace``
     takes a fifth of the time of a new ``Quote`` with all 27 arguments)."""
 
-    __slots__ = ("card_hour", "fields", "gpu_name", "lines", "price_text", "quote", "reference")
+    __slots__ = (
+        "_pricing",
+        "_writers",
+        "fields",
+        "gpu_name",
+        "price_text",
+        "quote",
+        "reference",
+        "reference_rate",
+        "rule",
+    )
 
     def __init__(self, tables: OfferTables, index: int, catalog: GpuCatalog) -> None:
         offer = tables.offers[index]
-        pricing = offer.pricing
+        pricing = self._pricing = offer.pricing
+        self.rule = rule_of(pricing)
         reference = _card_hour_reference(tables, index)
-        break_even = _break_even_hours(offer, reference)
+        reference_rate = (
+            None if reference is None else rule_of(reference.pricing).card_hour_rate(reference.pricing)
+        )
+        break_even = (
+            None
+            if reference_rate is None
+            else self.rule.break_even_hours(pricing, reference_rate.cny_per_card_hour)
+        )
+        prepaid = self.rule.package(pricing)
         self.fields: dict[str, Any] = {
             "offer_id": offer.id,
             "vendor": offer.vendor,
@@ -74,24 +87,27 @@ class OfferParts:
         }
         self.gpu_name = gpu_name(offer.gpu, catalog)
         self.price_text = format_cny(headline_price_cny(offer.pricing))
-        # Line items compare a bundle with the same vendor's card-hours only (``_breakdown``).
-        self.reference = reference if reference is not None and reference.vendor == offer.vendor else None
-        self.card_hour = pricing if isinstance(pricing, CardHourPricing) else None
-        # The card-hour compute line, by language (made on first use).
-        self.lines: dict[Lang, CardHourLine] = {}
+        # Line items compare a bundle with the same vendor's card-hours only (``model.pricing.bundle``).
+        same_vendor = reference is not None and reference.vendor == offer.vendor
+        self.reference = reference if same_vendor else None
+        self.reference_rate = reference_rate if same_vendor else None
+        # The line writer, by language (made on first use).
+        self._writers: dict[Lang, LineWriter] = {}
         self.quote = Quote(
             **self.fields,
-            term_period=pricing.period if isinstance(pricing, TermPricing) else None,
+            term_period=None if prepaid is None else prepaid.period,
             break_even_hours=None if break_even is None else round_hours(break_even),
             **_REPLACED,
         )
 
-    def card_hour_line(self, lang: Lang) -> CardHourLine | None:
-        """The compute line of a card-hour offer in ``lang``; None for other pricing."""
-        line = self.lines.get(lang)
-        if line is None and self.card_hour is not None:
-            line = self.lines[lang] = CardHourLine(self.card_hour, self.gpu_name, self.price_text, lang)
-        return line
+    def writer(self, lang: Lang) -> LineWriter:
+        """This offer's line writer in ``lang``."""
+        writer = self._writers.get(lang)
+        if writer is None:
+            writer = self._writers[lang] = self.rule.writer(
+                self._pricing, self.gpu_name, self.price_text, lang
+            )
+        return writer
 
 
 def offer_parts(tables: OfferTables, index: int, catalog: GpuCatalog) -> OfferParts:
@@ -109,12 +125,3 @@ def _card_hour_reference(tables: OfferTables, index: int) -> Offer | None:
         if reference != NO_OFFER:
             return tables.offers[reference]
     return None
-
-
-def _break_even_hours(offer: Offer, reference: Offer | None) -> float | None:
-    """Hours of use per period past which a term package costs less than the card-hour price."""
-    if not isinstance(offer.pricing, TermPricing) or reference is None:
-        return None
-    if not isinstance(reference.pricing, CardHourPricing):  # pragma: no cover - tables pick card-hours
-        return None
-    return offer.pricing.cny_per_period / (offer.pricing.cards * reference.pricing.cny_per_card_hour)

@@ -18,13 +18,15 @@ import msgspec
 
 from schemas.quote import LineItem, Quote
 from service.quote.assemble.context import QuoteContext
-from service.quote.assemble.figures import ExpectedBill, QuoteFigures, gather_figures
-from service.quote.assemble.lines import line_items, mixed_line_items
+from service.quote.assemble.figures import QuoteFigures, gather_figures
+from service.quote.assemble.lines import mixed_line_items
 from service.quote.assemble.notes import fee_items, quote_notes
 from service.quote.assemble.parts import offer_parts
 from service.quote.assemble.warnings import quote_warnings
 from service.quote.base.money import round_cny, round_hours
+from service.quote.model.billing import ExpectedBill
 from service.quote.model.plans import cheapest_combination
+from service.quote.model.pricing import LineSheet
 from service.quote.prose.names import gpu_name
 
 __all__ = ["build_quotes", "quote_id"]
@@ -108,7 +110,18 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     parts = offer_parts(tables, index, context.catalog)
     cards, expected = evaluation.counts[column], figures.bill
     nodes = expected.units if tables.terms[index].spans_machines else 1
-    line = parts.card_hour_line(context.lang)
+    sheet = LineSheet(
+        offer=offer,
+        cards=cards,
+        bill=expected,
+        total_cny=figures.cost_cny.expected,
+        wall_clock_hours=figures.raw_hours_expected,
+        reference=parts.reference,
+        reference_rate=parts.reference_rate,
+        gpu_name=parts.gpu_name,
+        price_text=parts.price_text,
+        lang=context.lang,
+    )
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -116,19 +129,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         cards,
         nodes,
         figures,
-        line.items(cards, expected, figures.cost_cny.expected)
-        if line is not None
-        else line_items(
-            offer,
-            cards,
-            expected,
-            total_cny=figures.cost_cny.expected,
-            card_hour_reference=parts.reference,
-            lang=context.lang,
-            gpu_name=parts.gpu_name,
-            price=parts.price_text,
-            wall_clock_hours=figures.raw_hours_expected,
-        ),
+        parts.writer(context.lang).items(sheet),
         quote_warnings(context, index, cards, figures),
     )
     return msgspec.structs.replace(

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adapters.gpus import GpuCatalog
-from schemas.offer import NodeHourPricing
 from schemas.quote import Lang
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures
 from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import format_cny
+from service.quote.model.pricing import rule_of
 from service.quote.prose.names import gpu_name
 from service.quote.prose.texts import hours_text, number_text, partial_text, text
 
@@ -140,12 +140,7 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
     warnings: list[str] = []
     idle = expected.billed_cards - cards
     if idle > 0:
-        pricing = offer.pricing
-        why = (
-            text("why_nodes", lang, node_cards=pricing.cards_per_node, min_nodes=pricing.min_nodes)
-            if isinstance(pricing, NodeHourPricing)
-            else text("why_machine", lang, billed=expected.billed_cards)
-        )
+        why = rule_of(offer.pricing).idle_reason(offer.pricing, expected, lang)
         warnings.append(text("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
     reference = context.resolved.reference_gpu
     if reference is not None and offer.gpu != reference:

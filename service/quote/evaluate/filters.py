@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.quote.base.arrays import BoolArray
-from service.quote.model.billing import KIND_CODES
+from service.quote.model.pricing import KIND_CODES
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
 

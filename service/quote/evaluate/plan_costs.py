@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from service.quote.base.arrays import FloatArray, IntArray
-from service.quote.model.billing import _BILLING_TOLERANCE, billed_hours
+from service.quote.model.billing import BILLING_TOLERANCE, billed_hours, whole_granules
 from service.quote.model.plans import PAIR_KEY_SPAN, PairTerm, PlanArrays
 
 __all__ = ["PlanCells", "cell_terms", "plan_costs"]
@@ -40,7 +40,7 @@ class _RowTerms:
         return cls(
             units=np.ceil(cards / terms[PairTerm.UNIT_CARDS]),
             card_rate=cards * terms[PairTerm.RATE],
-            nothing_left=_BILLING_TOLERANCE * terms[PairTerm.GRANULARITY_HOURS],
+            nothing_left=BILLING_TOLERANCE * terms[PairTerm.GRANULARITY_HOURS],
         )
 
 
@@ -165,7 +165,7 @@ def _candidate_costs(
     # The four counts of the best package tried (module docstring): 0, k1, k1 + 1 and kc.
     counts = np.empty((4, rest.size))
     counts[0] = 0.0
-    covering = np.ceil(rest / length - _BILLING_TOLERANCE, out=counts[3])
+    covering = whole_granules(rest, length, out=counts[3])
     np.maximum(covering, 0.0, out=covering)
     most = np.floor((rest - minimum) / length, out=counts[1])
     np.maximum(most, 0.0, out=most)

@@ -22,45 +22,38 @@ spread over the period, so whole periods times the rate is the package price.
 Only node-hour offers span machines: separately rented machines promise no interconnect between them,
 so a per-machine term package rents one machine.
 
-The rule runs in bulk, over (offers × card counts) arrays, in ``evaluate``; a returned quote's bill is
-gathered from those arrays, never worked out again. Rounding up to the granularity allows
-for float noise (a millionth of a unit), so 48 h / 3.0 = 16 h bills 16 h, never 17. The bounds of a range
-are each billed on their own hours: 17.14 h at hourly granularity bills 18 h.
+Each variant's terms come from its pricing kind (``model.pricing``). The rule runs in bulk, over
+(offers × card counts) arrays, in ``evaluate``; a returned quote's bill is gathered from those arrays,
+never worked out again (``ExpectedBill``). Rounding up to the granularity allows for float noise (a
+millionth of a unit), so 48 h / 3.0 = 16 h bills 16 h, never 17: ``whole_granules`` is that one rule,
+for one figure or an array, and every bill rounds through it. The bounds of a range are each billed on
+their own hours: 17.14 h at hourly granularity bills 18 h.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from schemas.offer import (
-    PERIOD_HOURS,
-    BundlePricing,
-    CardHourPricing,
-    NodeHourPricing,
-    Pricing,
-    PricingKind,
-    TermPricing,
-)
 from schemas.quote import MAX_CARDS
 
 __all__ = [
-    "KIND_CODES",
-    "MIXED_CODE",
-    "PERIOD_HOURS",
+    "BILLING_TOLERANCE",
     "BillingTerms",
+    "ExpectedBill",
     "billed_hours",
-    "billing_terms",
+    "billed_hours_of",
     "sold_counts",
+    "whole_granules",
+    "whole_granules_of",
 ]
 
-KIND_CODES: dict[PricingKind, int] = {"card_hour": 0, "node_hour": 1, "bundle": 2, "term": 3}
-# A combined plan's rows (``_plans``): term packages in whole periods plus card-hours for the rest.
-MIXED_CODE = len(KIND_CODES)
-# A millionth of a billing unit: well above float noise, far below anything a vendor bills.
-_BILLING_TOLERANCE = 1e-6
+BILLING_TOLERANCE = 1e-6
+"""A millionth of a billing unit: well above float noise, far below anything a vendor bills."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,65 +75,16 @@ class BillingTerms:
         return self.max_units * self.unit_cards
 
 
-def billing_terms(pricing: Pricing) -> BillingTerms:
-    """The billing rule's parameters for one pricing variant."""
-    match pricing:
-        case CardHourPricing():
-            return BillingTerms(
-                unit_cards=1,
-                min_units=1,
-                max_units=pricing.max_cards,
-                whole_units_only=False,
-                unit_rate_cny_per_hour=pricing.cny_per_card_hour,
-                granularity_hours=pricing.granularity_s / 3600,
-                min_billed_hours=pricing.min_billed_hours,
-                machine_cards=pricing.max_cards,
-                spans_machines=False,
-            )
-        case NodeHourPricing():
-            node_rate = (
-                pricing.cny_per_node_hour
-                + pricing.network_premium_cny_per_node_hour
-                + pricing.storage_cny_per_node_hour
-            )
-            return BillingTerms(
-                unit_cards=pricing.cards_per_node,
-                min_units=pricing.min_nodes,
-                max_units=pricing.max_nodes or MAX_CARDS,
-                whole_units_only=False,
-                unit_rate_cny_per_hour=node_rate,
-                granularity_hours=pricing.granularity_s / 3600,
-                min_billed_hours=0.0,
-                machine_cards=pricing.cards_per_node,
-                spans_machines=True,
-            )
-        case BundlePricing():
-            return BillingTerms(
-                unit_cards=pricing.cards,
-                min_units=1,
-                max_units=pricing.max_bundles,
-                whole_units_only=True,
-                unit_rate_cny_per_hour=pricing.cny_per_bundle_hour,
-                granularity_hours=pricing.granularity_s / 3600,
-                min_billed_hours=0.0,
-                machine_cards=pricing.cards * pricing.max_bundles,
-                spans_machines=False,
-            )
-        case TermPricing():
-            period_hours = PERIOD_HOURS[pricing.period]
-            per_card = pricing.cards == 1
-            return BillingTerms(
-                unit_cards=pricing.cards,
-                min_units=1,
-                max_units=pricing.max_units if per_card else 1,
-                whole_units_only=False,
-                unit_rate_cny_per_hour=pricing.cny_per_period / period_hours,
-                granularity_hours=period_hours,
-                min_billed_hours=0.0,
-                machine_cards=pricing.max_units if per_card else pricing.cards,
-                spans_machines=False,
-            )
-    raise TypeError(f"unknown pricing variant {type(pricing).__name__}")  # pragma: no cover
+# A struct rather than a frozen dataclass: a response makes one per quote, and a frozen dataclass takes
+# a microsecond to make (a setattr per field), ten times a struct.
+class ExpectedBill(msgspec.Struct, frozen=True, gc=False):
+    """One candidate's expected bill, as the evaluation computed it (unrounded)."""
+
+    units: int  # rented: cards, nodes, bundles or packages
+    billed_cards: int
+    billed_hours: float
+    hourly_rate_cny: float
+    cost_cny: float
 
 
 def sold_counts(terms: BillingTerms) -> frozenset[int]:
@@ -164,6 +108,28 @@ def sold_counts(terms: BillingTerms) -> frozenset[int]:
     return frozenset(counts)
 
 
+def whole_granules_of(hours: float, granularity_hours: float) -> float:
+    """How many whole granules (or periods) of ``granularity_hours`` cover ``hours``: the one round-up."""
+    return float(math.ceil(hours / granularity_hours - BILLING_TOLERANCE))
+
+
+def billed_hours_of(hours: float, granularity_hours: float, min_billed_hours: float) -> float:
+    """``hours`` rounded up to whole granules, and at least the minimum billed (one figure)."""
+    return max(min_billed_hours, whole_granules_of(hours, granularity_hours) * granularity_hours)
+
+
+def whole_granules(
+    hours: npt.NDArray[np.float64],
+    granularity_hours: npt.NDArray[np.float64],
+    *,
+    out: npt.NDArray[np.float64] | None = None,
+) -> npt.NDArray[np.float64]:
+    """``whole_granules_of`` over arrays (broadcast), the same float operations in the same order."""
+    granules = np.divide(hours, granularity_hours, out=out)
+    granules -= BILLING_TOLERANCE
+    return np.ceil(granules, out=granules)
+
+
 def billed_hours(
     hours: npt.NDArray[np.float64],
     granularity_hours: npt.NDArray[np.float64],
@@ -171,9 +137,7 @@ def billed_hours(
     *,
     out: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.float64]:
-    """``hours`` rounded up to whole granules, and at least the minimum billed (arrays, broadcast)."""
-    billed = np.divide(hours, granularity_hours, out=out)
-    billed -= _BILLING_TOLERANCE
-    np.ceil(billed, out=billed)
+    """``billed_hours_of`` over arrays (broadcast): whole granules, at least the minimum billed."""
+    billed = whole_granules(hours, granularity_hours, out=out)
     billed *= granularity_hours
     return np.maximum(min_billed_hours, billed, out=billed)

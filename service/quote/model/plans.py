@@ -45,9 +45,10 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
-from schemas.offer import CardHourPricing, Offer, TermPeriod, TermPricing
+from schemas.offer import PERIOD_HOURS, Offer, TermPeriod
 from service.quote.base.arrays import FloatArray, IntArray
-from service.quote.model.billing import _BILLING_TOLERANCE, PERIOD_HOURS
+from service.quote.model.billing import BILLING_TOLERANCE, billed_hours_of, whole_granules_of
+from service.quote.model.pricing import CardHourRate, rule_of
 
 __all__ = [
     "PAIR_KEY_SPAN",
@@ -108,7 +109,7 @@ class PairTerm(IntEnum):
     UNIT_CARDS = 7
 
 
-def _whole_granules(period_hours: float, granularity_hours: float) -> bool:
+def _is_whole_granules(period_hours: float, granularity_hours: float) -> bool:
     granules = period_hours / granularity_hours
     return abs(granules - round(granules)) < 1e-9
 
@@ -127,10 +128,10 @@ def _combos(packages: Sequence[Package], best: int, ranked: Sequence[int]) -> tu
 
 
 def _plan(
-    packages: list[Package], hourly: tuple[int, CardHourPricing] | None, unit_cards: int
+    packages: list[Package], hourly: tuple[int, CardHourRate] | None, unit_cards: int
 ) -> MixedPlan | None:
     if hourly is not None and not all(
-        _whole_granules(package.period_hours, hourly[1].granularity_s / 3600) for package in packages
+        _is_whole_granules(package.period_hours, hourly[1].granularity_hours) for package in packages
     ):
         hourly = None  # a period that is no whole number of granules breaks the exact search
     if len(packages) + (hourly is not None) < 2:
@@ -146,7 +147,7 @@ def _plan(
         unit_cards=unit_cards,
         hourly_row=None if hourly is None else hourly[0],
         cny_per_card_hour=0.0 if hourly is None else hourly[1].cny_per_card_hour,
-        granularity_hours=1.0 if hourly is None else hourly[1].granularity_s / 3600,
+        granularity_hours=1.0 if hourly is None else hourly[1].granularity_hours,
         min_billed_hours=0.0 if hourly is None else hourly[1].min_billed_hours,
         best=best,
         combos=_combos(packages, best, ranked),
@@ -156,19 +157,21 @@ def _plan(
 def build_plans(offers: Sequence[Offer]) -> tuple[MixedPlan, ...]:
     """Every combined plan the offers allow, in a stable order (once per snapshot)."""
     packages: dict[tuple[str, str, str, int], dict[TermPeriod, tuple[float, str, int]]] = {}
-    hourly: dict[tuple[str, str, str], tuple[float, str, int]] = {}
+    hourly: dict[tuple[str, str, str], tuple[float, str, int, CardHourRate]] = {}
     for index, offer in enumerate(offers):
-        pricing = offer.pricing
+        rule = rule_of(offer.pricing)
         place = (offer.vendor, offer.city, offer.gpu)
-        if isinstance(pricing, TermPricing):
-            periods = packages.setdefault((*place, pricing.cards), {})
-            candidate = (pricing.cny_per_period, offer.id, index)
-            if pricing.period not in periods or candidate < periods[pricing.period]:
-                periods[pricing.period] = candidate
-        elif isinstance(pricing, CardHourPricing):
-            candidate = (pricing.cny_per_card_hour, offer.id, index)
-            if place not in hourly or candidate < hourly[place]:
-                hourly[place] = candidate
+        prepaid = rule.package(offer.pricing)
+        rate = rule.card_hour_rate(offer.pricing)
+        if prepaid is not None:
+            periods = packages.setdefault((*place, prepaid.cards), {})
+            candidate = (prepaid.cny_per_period, offer.id, index)
+            if prepaid.period not in periods or candidate < periods[prepaid.period]:
+                periods[prepaid.period] = candidate
+        elif rate is not None:
+            cheaper = (rate.cny_per_card_hour, offer.id, index, rate)
+            if place not in hourly or cheaper[:3] < hourly[place][:3]:
+                hourly[place] = cheaper
     plans = []
     for key in sorted(packages):
         chosen = [
@@ -176,11 +179,7 @@ def build_plans(offers: Sequence[Offer]) -> tuple[MixedPlan, ...]:
             for period, (price, _, index) in packages[key].items()
         ]
         card_hour = hourly.get(key[:3])
-        card_hour_offer = None
-        if card_hour is not None:
-            pricing = offers[card_hour[2]].pricing
-            assert isinstance(pricing, CardHourPricing)
-            card_hour_offer = (card_hour[2], pricing)
+        card_hour_offer = None if card_hour is None else (card_hour[2], card_hour[3])
         plan = _plan(chosen, card_hour_offer, unit_cards=key[3])
         if plan is not None:
             plans.append(plan)
@@ -289,7 +288,7 @@ def cheapest_combination(plan: MixedPlan, cards: int, hours: float) -> Combinati
     for combo in plan.combos:
         covered_hours, covered_cost = _covered(plan, combo)
         rest = hours - covered_hours
-        covering = max(float(math.ceil(rest / length - _BILLING_TOLERANCE)), 0.0)
+        covering = max(whole_granules_of(rest, length), 0.0)
         most = min(max(float(math.floor((rest - minimum) / length)), 0.0), covering)
         options = (
             (0.0, most, min(most + 1, covering), covering) if plan.hourly_row is not None else (covering,)
@@ -297,10 +296,8 @@ def cheapest_combination(plan: MixedPlan, cards: int, hours: float) -> Combinati
         for count in options:
             left = rest - count * length
             billed = 0.0
-            if left > _BILLING_TOLERANCE * granularity:
-                billed = max(
-                    minimum, math.ceil(max(left, 0.0) / granularity - _BILLING_TOLERANCE) * granularity
-                )
+            if left > BILLING_TOLERANCE * granularity:
+                billed = billed_hours_of(max(left, 0.0), granularity, minimum)
             cost = float(units) * (covered_cost + count * price) + float(cards) * rate * billed
             counts = list(combo)
             counts[plan.best] = int(count)

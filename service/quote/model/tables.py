@@ -28,11 +28,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from schemas.offer import CardHourPricing, Offer, pricing_kind
+from schemas.offer import Offer, pricing_kind
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.memo import Memos
-from service.quote.model.billing import KIND_CODES, MIXED_CODE, BillingTerms, billing_terms, sold_counts
+from service.quote.model.billing import BillingTerms, sold_counts
 from service.quote.model.plans import MixedPlan, PlanArrays, build_plans
+from service.quote.model.pricing import KIND_CODES, MIXED_CODE, rule_of
 from service.quote.model.scaling import ColumnKey, column_keys
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
@@ -118,8 +119,9 @@ def _cheapest_card_hour(offers: Sequence[Offer], key_of: dict[int, tuple[str, ..
     """For each offer, the index of the cheapest card-hour offer sharing its key, or ``NO_OFFER``."""
     best: dict[tuple[str, ...], tuple[float, str, int]] = {}
     for index, offer in enumerate(offers):
-        if isinstance(offer.pricing, CardHourPricing):
-            candidate = (offer.pricing.cny_per_card_hour, offer.id, index)
+        rate = rule_of(offer.pricing).card_hour_rate(offer.pricing)
+        if rate is not None:
+            candidate = (rate.cny_per_card_hour, offer.id, index)
             key = key_of[index]
             if key not in best or candidate < best[key]:
                 best[key] = candidate
@@ -162,7 +164,7 @@ def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
 def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     """Prepare the snapshot's offers for vectorized evaluation (runs once per snapshot version)."""
     real_offers = tuple(offers)
-    offer_terms = [billing_terms(offer.pricing) for offer in real_offers]
+    offer_terms = [rule_of(offer.pricing).terms(offer.pricing) for offer in real_offers]
     plans = build_plans(real_offers)
     plan_ids = [f"{real_offers[plan.offer_row].id}+mixed" for plan in plans]
     offers = real_offers + tuple(real_offers[plan.offer_row] for plan in plans)

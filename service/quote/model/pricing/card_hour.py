@@ -1,0 +1,67 @@
+"""按卡时 — per card-hour: cards × hours at one price, rounded up to the granularity, at least a minimum.
+
+The unit is one card, at most a machine's cards; this is the price the other kinds are compared with
+(a bundle's discount, a package's break-even).
+"""
+
+from __future__ import annotations
+
+from schemas.offer import CardHourPricing
+from schemas.quote import Lang, LineItem
+from service.quote.model.billing import BillingTerms
+from service.quote.model.pricing.base import CardHourRate, LineSheet, LineWriter, PricingRule
+from service.quote.prose.texts import hours_text, partial_text, text
+
+__all__ = ["CardHourRule"]
+
+
+class _CardHourWriter(LineWriter):
+    """The one compute line with the GPU and price already written in: a quote's line is then one
+    ``str.format`` with its cards and billed hours."""
+
+    __slots__ = ("_min_billed_hours", "_minimum", "_template")
+
+    def __init__(
+        self, rule: CardHourRule, pricing: CardHourPricing, gpu_name: str, price: str, lang: Lang
+    ) -> None:
+        super().__init__(rule, pricing)  # type: ignore[arg-type]
+        self._template = partial_text("item_card_hour", lang, ("cards", "hours"), gpu=gpu_name, price=price)
+        self._min_billed_hours = pricing.min_billed_hours
+        self._minimum = text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
+
+    def items(self, sheet: LineSheet) -> list[LineItem]:
+        bill = sheet.bill
+        description = self._template.format(cards=sheet.cards, hours=hours_text(bill.billed_hours))
+        if self._min_billed_hours > 0 and bill.billed_hours == self._min_billed_hours:
+            description += self._minimum
+        return [LineItem(kind="compute", description=description, amount_cny=sheet.total_cny)]
+
+
+class CardHourRule(PricingRule[CardHourPricing]):
+    kind = "card_hour"
+
+    def terms(self, pricing: CardHourPricing) -> BillingTerms:
+        return BillingTerms(
+            unit_cards=1,
+            min_units=1,
+            max_units=pricing.max_cards,
+            whole_units_only=False,
+            unit_rate_cny_per_hour=pricing.cny_per_card_hour,
+            granularity_hours=pricing.granularity_s / 3600,
+            min_billed_hours=pricing.min_billed_hours,
+            machine_cards=pricing.max_cards,
+            spans_machines=False,
+        )
+
+    def writer(self, pricing: CardHourPricing, gpu_name: str, price_text: str, lang: Lang) -> LineWriter:
+        return _CardHourWriter(self, pricing, gpu_name, price_text, lang)
+
+    def lines(self, pricing: CardHourPricing, sheet: LineSheet) -> list[LineItem]:
+        return self.writer(pricing, sheet.gpu_name, sheet.price_text, sheet.lang).items(sheet)
+
+    def card_hour_rate(self, pricing: CardHourPricing) -> CardHourRate:
+        return CardHourRate(
+            cny_per_card_hour=pricing.cny_per_card_hour,
+            granularity_hours=pricing.granularity_s / 3600,
+            min_billed_hours=pricing.min_billed_hours,
+        )
