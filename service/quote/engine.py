@@ -97,7 +97,7 @@ def _response_warnings(
             warnings.append(text("hint_single_machine", lang, need=need))
         if not fits_one_machine.any():
             warnings.append(text("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
-    if resolved.reference_gpu is None and not resolved.serving:  # serving hours are wall-clock anywhere
+    if resolved.reference_gpu is None and resolved.kind.shortened_by_cards:  # else wall-clock anywhere
         offers_quoted = evaluation.offers_qualifying()
         gpu_codes = np.unique(tables.gpu_code[offers_quoted])
         if gpu_codes.size > 1:

@@ -151,14 +151,13 @@ def nothing_fits_summary(
         fewest: tuple[tuple[int, str], ...] = ()
         if (
             resolved.card_counts is not None
-            and not resolved.serving
+            and resolved.kind.shortened_by_cards
             and (excluded.memory or excluded.capacity)
         ):
             lifted = replace(
                 resolved,
                 request=msgspec.structs.replace(request, card_counts=None),
                 card_counts=None,
-                evaluated_counts=(1,),
             )
             fewest = _fewest_cards(run(lifted), snapshot)
         counts_shown = (

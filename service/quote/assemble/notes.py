@@ -146,7 +146,7 @@ def quote_notes(
     """The notes of offer ``index`` at count column ``column`` (``cards`` cards on ``nodes`` nodes)."""
     evaluation, resolved = context.evaluation, context.resolved
     notes: list[str] = []
-    if not resolved.serving and cards > 1:
+    if resolved.kind.shortened_by_cards and cards > 1:
         code = int(evaluation.scaling.code[index])
         key = (code, column, nodes)
         scaling_column = evaluation.scaling.columns[code]

@@ -122,7 +122,7 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
         hours_text(bound) for bound in evaluation.one_card_hours[:, index].tolist()
     )
     return warning.format(
-        reference_hours=hours_text(context.resolved.job_hours),
+        reference_hours=hours_text(context.resolved.job.hours),
         hours=hours,
         hours_range="" if hours_low == hours_high else hours_range.format(low=hours_low, high=hours_high),
     )

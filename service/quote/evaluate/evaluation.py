@@ -30,7 +30,7 @@ would cost and take.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,13 +50,11 @@ from service.quote.evaluate.figures import (
 )
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import judge, per_cell
-from service.quote.evaluate.layout import Layout, build_layout, cached_layout
+from service.quote.evaluate.layout import cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
-from service.quote.jobs.batch import plan_candidates
-from service.quote.jobs.deadline import fewest_meeting_deadline
-from service.quote.jobs.serving import serving_candidates
+from service.quote.jobs import AskedFor, CandidateRows
 from service.quote.model.memory import min_cards
-from service.quote.model.scaling import ScalingColumns, speedup_columns
+from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
 
@@ -184,46 +182,6 @@ _CONVERSIONS: MemoSlot[
 ] = MemoSlot("conversions", size=64)
 
 
-def _batch_layout(
-    tables: OfferTables,
-    resolved: ResolvedRequest,
-    rows: tuple[BoolArray, FloatArray, FloatArray],
-    speedups_at: Callable[[Sequence[int]], ScalingColumns],
-    max_plan_cards: int,
-) -> Layout:
-    """The layout of a batch job: the requested counts, or every count each row sells (and, with a
-    deadline, the fewest meeting it). ``rows``: matching, the memory minimum and the expected one-card
-    hours. Only the fewest cards meeting a deadline depend on the job: a deadline's layout is kept by
-    them (they stay the same over a wide range of hours)."""
-    counts = resolved.evaluated_counts
-    if resolved.card_counts is not None:
-        requested = np.isin(counts, resolved.card_counts)[:, None]
-        return cached_layout(
-            tables,
-            (counts, resolved.card_counts),
-            lambda: build_layout(tables, counts, requested),
-            deadline=False,
-        )
-    deadline_hours = resolved.request.deadline_hours
-    if deadline_hours is None:
-        return cached_layout(
-            tables,
-            (counts, max_plan_cards),
-            lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, None)),
-            deadline=False,
-        )
-    matching, fewest_cards, one_card_hours = rows
-    deadline_cards = fewest_meeting_deadline(
-        tables, speedups_at((1,)), one_card_hours, deadline_hours, matching, fewest_cards, max_plan_cards
-    )
-    return cached_layout(
-        tables,
-        (counts, max_plan_cards, deadline_cards.tobytes()),
-        lambda: build_layout(tables, *plan_candidates(tables, counts, max_plan_cards, deadline_cards)),
-        deadline=True,
-    )
-
-
 _NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
 _NO_COSTS: FloatArray = np.empty((2, 0))
 
@@ -242,7 +200,7 @@ def evaluate(
     request = resolved.request
     conversion, fastest_first = _conversion(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
-    one_card_hours: FloatArray = resolved.job_hours / fastest_first
+    one_card_hours: FloatArray = resolved.job.hours / fastest_first
     finite = np.isfinite(one_card_hours)
     matching = filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
@@ -251,33 +209,17 @@ def evaluate(
     else:
         fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
     workload = request.workload
-    curve = None if request.scaling is None else resolved.curve
-
-    def speedups_at(card_counts: Sequence[int]) -> ScalingColumns:
-        return speedup_columns(
-            card_counts,
-            tables.scaling_keys,
-            tables.scaling_code,
-            curve=curve,
-            communication=workload.communication,
-            cross_node_factor=workload.cross_node_factor,
-            operator_factor=cross_node_factor,
-            serving=resolved.serving,
-        )
-
-    if resolved.serving:
-        evaluated_counts, requested, units_rented, placed = serving_candidates(
-            tables, fewest_cards, resolved.replicas, resolved.card_counts, matching
-        )
-        layout = build_layout(tables, evaluated_counts, requested, units_rented=units_rented, placed=placed)
-    else:
-        layout = _batch_layout(
-            tables, resolved, (matching, fewest_cards, one_card_hours[1]), speedups_at, max_plan_cards
-        )
-    speedups = layout.gathered(
-        (curve, workload.communication, workload.cross_node_factor, cross_node_factor, resolved.serving),
-        speedups_at,
+    kind = resolved.kind
+    rule = kind.speedups(request, resolved.curve, cross_node_factor)
+    candidates = kind.candidates(
+        tables,
+        resolved.job,
+        AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards),
+        CandidateRows(matching, fewest_cards, one_card_hours[1]),
+        rule,
     )
+    layout = cached_layout(tables, candidates)
+    speedups = layout.gathered(rule, tables)
     scaling = speedups.scaling
     remote = elsewhere(tables, resolved.data_city)
     extra_hours = None

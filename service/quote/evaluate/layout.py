@@ -24,7 +24,6 @@ Each layout also keeps the speed-ups gathered per cell for the speed-up curves s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -33,6 +32,7 @@ import numpy as np
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.evaluate.combined import PricedPlans, plan_cells
+from service.quote.jobs import Candidates, LayoutInputs, SpeedupRule
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 
@@ -43,12 +43,12 @@ _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 # A count at which fewer than this share of the candidates can be read is billed cell by cell.
 _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
-# Request shapes whose layout is kept per snapshot; with a deadline, kept apart so that the many shapes
-# of deadline requests never push the others out.
-_LAYOUTS: MemoSlot[Hashable, Layout] = MemoSlot("layouts", size=16)
-_DEADLINE_LAYOUTS: MemoSlot[Hashable, Layout] = MemoSlot("deadline layouts", size=16)
-# Speed-up curves whose gathered speed-ups are kept per layout.
-_SPEEDUPS: MemoSlot[Hashable, GatheredSpeedups] = MemoSlot("gathered speed-ups", size=8)
+# Candidates whose layout is kept per snapshot; those that depend on the job's own figures (a deadline's
+# fewest cards, a replica's cards) are kept apart, so their many shapes never push the shared ones out.
+_LAYOUTS: MemoSlot[Candidates, Layout] = MemoSlot("layouts", size=16)
+_JOB_LAYOUTS: MemoSlot[Candidates, Layout] = MemoSlot("job layouts", size=16)
+# Speed-up rules whose gathered speed-ups are kept per layout.
+_SPEEDUPS: MemoSlot[SpeedupRule, GatheredSpeedups] = MemoSlot("gathered speed-ups", size=8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +87,9 @@ class Layout:
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
-    def gathered(
-        self, key: Hashable, scaling_at: Callable[[Sequence[int]], ScalingColumns]
-    ) -> GatheredSpeedups:
-        """The speed-ups of curve ``key`` (``scaling_at`` works them out per count) gathered per cell."""
-        return _SPEEDUPS.of(self.memos).get(key, lambda: self._gather(scaling_at(self.counts)))
+    def gathered(self, rule: SpeedupRule, tables: OfferTables) -> GatheredSpeedups:
+        """The speed-ups ``rule`` gives (``tables``: the layout's) gathered per cell."""
+        return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(rule.columns(tables, self.counts)))
 
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
         table = scaling.expected
@@ -149,19 +147,14 @@ def _dense_rows(needed: BoolArray) -> int:
     return int(dense[-1]) + 1 if dense.size else 0
 
 
-def build_layout(
-    tables: OfferTables,
-    counts: tuple[int, ...],
-    requested: BoolArray,
-    *,
-    units_rented: FloatArray | None = None,
-    placed: BoolArray | None = None,
-) -> Layout:
-    """The layout of ``counts`` with ``requested`` (broadcast to ``(counts, rows)``).
+def build_layout(tables: OfferTables, inputs: LayoutInputs) -> Layout:
+    """The layout of ``inputs.counts`` with ``inputs.requested`` (broadcast to ``(counts, rows)``).
 
-    ``units_rented`` and ``placed`` replace the one-rental units and capacity check (a serving job's
-    replicas placed over several machines, ``_candidates.serving_units``); every cell is then billed.
+    ``units_rented`` and ``placed``, when given, replace the one-rental units and capacity check (a
+    serving job's replicas placed over several machines, ``jobs.serving``); every cell is then billed.
     """
+    counts, units_rented, placed = inputs.counts, inputs.units_rented, inputs.placed
+    requested = inputs.requested
     cards = np.array(counts, dtype=np.float64)
     shape = (cards.size, tables.size)
     requested = np.array(np.broadcast_to(requested, shape))
@@ -213,8 +206,7 @@ def build_layout(
     )
 
 
-def cached_layout(
-    tables: OfferTables, key: Hashable, build: Callable[[], Layout], *, deadline: bool
-) -> Layout:
-    """The layout kept for request shape ``key`` on ``tables``, built by ``build`` the first time."""
-    return (_DEADLINE_LAYOUTS if deadline else _LAYOUTS).of(tables.memos).get(key, build)
+def cached_layout(tables: OfferTables, candidates: Candidates) -> Layout:
+    """The layout of ``candidates`` on ``tables``, built the first time they are asked for."""
+    kept = _LAYOUTS if candidates.shared else _JOB_LAYOUTS
+    return kept.of(tables.memos).get(candidates, lambda: build_layout(tables, candidates.inputs(tables)))

@@ -1,22 +1,39 @@
-"""A batch job's candidates: which card counts each row is quoted at when a request names none.
+"""A batch job (``workload.kind`` "batch", the default): ``gpu_hours`` on one card, shortened by more cards.
 
-Without ``card_counts`` every row is quoted at every count it sells (``model.billing.sold_counts``) up to the
-operator's cap (``QuoteOptions.max_plan_cards``), and, with a deadline, at the fewest cards that meet it
-by the expected hours (``jobs.deadline``). The evaluation still runs as one (counts × rows) block over the
-union of those counts; ``requested`` marks the candidates each row sells, so a count an offer never
-sells (16 cards of an 8-card machine) is neither quoted nor counted as excluded.
+Its time follows the scaling curves (``model.scaling``). Its candidates are the counts asked for, or,
+without ``card_counts``, every count each row sells (``model.billing.sold_counts``) up to the operator's
+cap (``QuoteOptions.max_plan_cards``), and, with a deadline, the fewest cards that meet it by the
+expected hours (``jobs.deadline``). The evaluation still runs as one (counts × rows) block over the union
+of those counts; ``requested`` marks the candidates each row sells, so a count an offer never sells
+(16 cards of an 8-card machine) is neither quoted nor counted as excluded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from schemas.quote import QuoteRequest, Workload
+from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, IntArray
+from service.quote.jobs.base import (
+    ArrayKey,
+    AskedFor,
+    CandidateRows,
+    Candidates,
+    CurveSpeedups,
+    Job,
+    JobKind,
+    LayoutInputs,
+    SpeedupRule,
+)
+from service.quote.jobs.deadline import fewest_meeting_deadline
+from service.quote.model.scaling import ScalingCurve
 from service.quote.model.tables import OfferTables
 
-__all__ = ["plan_candidates"]
+__all__ = ["AskedCounts", "BatchJob", "SoldCounts", "plan_candidates"]
 
 
 def plan_candidates(
@@ -33,3 +50,81 @@ def plan_candidates(
         rows = np.flatnonzero(deadline_cards)
         requested[np.searchsorted(counts, deadline_cards[rows]), rows] = True
     return counts, requested
+
+
+@dataclass(frozen=True, slots=True)
+class AskedCounts(Candidates):
+    """The caller's card counts, and one card (the summary's comparison)."""
+
+    card_counts: tuple[int, ...]
+
+    def inputs(self, tables: OfferTables) -> LayoutInputs:
+        counts = tuple(sorted({1, *self.card_counts}))
+        return LayoutInputs(counts=counts, requested=np.isin(counts, self.card_counts)[:, None])
+
+
+@dataclass(frozen=True, slots=True)
+class SoldCounts(Candidates):
+    """Every count each row sells up to ``max_cards``, and one card."""
+
+    max_cards: int
+
+    def inputs(self, tables: OfferTables) -> LayoutInputs:
+        return LayoutInputs(*plan_candidates(tables, (1,), self.max_cards, None))
+
+
+@dataclass(frozen=True, slots=True)
+class SoldCountsByDeadline(Candidates):
+    """``SoldCounts`` and each row's fewest cards meeting a deadline (0: none does): they move with the
+    job's hours, so such layouts are kept apart from the shared ones."""
+
+    shared = False
+    max_cards: int
+    deadline_cards: ArrayKey[IntArray]
+
+    def inputs(self, tables: OfferTables) -> LayoutInputs:
+        return LayoutInputs(*plan_candidates(tables, (1,), self.max_cards, self.deadline_cards.array))
+
+
+class BatchJob(JobKind):
+    kind = "batch"
+    shortened_by_cards = True
+
+    def job(self, workload: Workload) -> Job:
+        if workload.hours is not None:
+            raise InvalidRequest(
+                "workload.hours", "a batch workload takes workload.gpu_hours, not workload.hours"
+            )
+        if workload.gpu_hours is None:
+            raise InvalidRequest("workload.gpu_hours", "required for a batch workload (hours on one card)")
+        if workload.replicas != 1:
+            raise InvalidRequest("workload.replicas", "replicas are for a serving workload (workload.kind)")
+        return Job(kind="batch", hours=workload.gpu_hours, task=workload.task)
+
+    def speedups(self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float) -> SpeedupRule:
+        workload = request.workload
+        return CurveSpeedups(
+            curve=None if request.scaling is None else curve,
+            communication=workload.communication,
+            cross_node_factor=workload.cross_node_factor,
+            operator_factor=operator_factor,
+        )
+
+    def candidates(
+        self, tables: OfferTables, job: Job, asked: AskedFor, rows: CandidateRows, speedups: SpeedupRule
+    ) -> Candidates:
+        if asked.card_counts is not None:
+            return AskedCounts(asked.card_counts)
+        if asked.deadline_hours is None:
+            return SoldCounts(asked.max_plan_cards)
+        deadline_cards = fewest_meeting_deadline(
+            tables,
+            speedups.columns(tables, (1,)),
+            rows.one_card_hours,
+            asked.deadline_hours,
+            rows.matching,
+            rows.fewest_cards,
+            asked.max_plan_cards,
+        )
+        deadline_cards.flags.writeable = False
+        return SoldCountsByDeadline(asked.max_plan_cards, ArrayKey(deadline_cards))

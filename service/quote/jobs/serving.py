@@ -1,4 +1,7 @@
-"""A serving job's placement: the cards each replica takes and the units a placement rents.
+"""A serving job (``workload.kind`` "serving"): ``hours`` up, ``replicas`` copies of the model side by side.
+
+More cards add replicas, never speed: every speed-up is 1 and the hours are the wall-clock hours asked
+for, on any GPU (nothing converts). Its candidates are its replicas placed over an offer's machines:
 
 Each replica takes its memory minimum rounded up to a tensor-parallel size serving frameworks run: a power
 of two (1, 2, 4, 8) within a machine, else whole machines. Replicas run independently, so each machine
@@ -18,10 +21,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schemas.quote import QuoteRequest, Workload
+from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.jobs.base import (
+    ArrayKey,
+    AskedFor,
+    CandidateRows,
+    Candidates,
+    CurveSpeedups,
+    Job,
+    JobKind,
+    LayoutInputs,
+    SpeedupRule,
+)
+from service.quote.model.memory import min_cards
+from service.quote.model.scaling import ScalingCurve
 from service.quote.model.tables import OfferTables
 
-__all__ = ["ServingLayout", "serving_candidates", "serving_layout", "serving_units"]
+__all__ = [
+    "ReplicaPlacement",
+    "ServingJob",
+    "ServingLayout",
+    "serving_candidates",
+    "serving_layout",
+    "serving_units",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,3 +135,109 @@ def serving_candidates(
         requested &= cards == least
     units, placed = serving_units(tables, layout, cards[:, 0])
     return counts, requested, units, placed
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaPlacement(Candidates):
+    """``replicas`` replicas of the model (``fewest_cards`` per row hold it) placed on each matching row,
+    or the totals ``card_counts`` in whole replicas."""
+
+    shared = False
+    replicas: int
+    card_counts: tuple[int, ...] | None
+    fewest_cards: ArrayKey[FloatArray]
+    matching: ArrayKey[BoolArray]
+
+    def inputs(self, tables: OfferTables) -> LayoutInputs:
+        counts, requested, units, placed = serving_candidates(
+            tables, self.fewest_cards.array, self.replicas, self.card_counts, self.matching.array
+        )
+        return LayoutInputs(counts=counts, requested=requested, units_rented=units, placed=placed)
+
+
+class ServingJob(JobKind):
+    kind = "serving"
+    shortened_by_cards = False
+
+    def job(self, workload: Workload) -> Job:
+        if workload.gpu_hours is not None:
+            raise InvalidRequest(
+                "workload.gpu_hours", "a serving workload takes workload.hours, not workload.gpu_hours"
+            )
+        if workload.hours is None:
+            raise InvalidRequest(
+                "workload.hours", "required for a serving workload (wall-clock hours it stays up)"
+            )
+        # A serving job holds the model for inference; another task is a contradiction, and a 422.
+        if workload.task not in {None, "inference"}:
+            raise InvalidRequest("workload.task", f"a serving workload runs inference, not {workload.task}")
+        if workload.reference_gpu is not None or workload.speed_ratios:
+            raise InvalidRequest(
+                "workload.reference_gpu",
+                "serving hours are wall-clock hours on any GPU: there is nothing to convert, leave it out",
+            )
+        return Job(kind="serving", hours=workload.hours, task="inference", replicas=workload.replicas)
+
+    def speedups(self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float) -> SpeedupRule:
+        workload = request.workload
+        return CurveSpeedups(
+            curve=None if request.scaling is None else curve,
+            communication=workload.communication,
+            cross_node_factor=workload.cross_node_factor,
+            operator_factor=operator_factor,
+            sped_up=False,
+        )
+
+    def candidates(
+        self, tables: OfferTables, job: Job, asked: AskedFor, rows: CandidateRows, speedups: SpeedupRule
+    ) -> Candidates:
+        return ReplicaPlacement(
+            replicas=job.replicas,
+            card_counts=asked.card_counts,
+            fewest_cards=ArrayKey(rows.fewest_cards),
+            matching=ArrayKey(rows.matching),
+        )
+
+    def check_counts(
+        self,
+        tables: OfferTables,
+        job: Job,
+        card_counts: tuple[int, ...],
+        memory_needed_gb: float | None,
+        gpus: frozenset[str] | None,
+    ) -> None:
+        """Each ``card_counts`` total must hold whole replicas, at least ``replicas`` of them, on some
+        offer (its cards per replica: ``serving_layout``); else a 422 saying what they need.
+
+        A 422 rather than a warning: a count that no offer can split into replicas would otherwise return
+        nothing (or, before, silently another count), and the sentence tells the caller the count to ask for.
+        """
+        fewest = (
+            np.ones(tables.size)
+            if memory_needed_gb is None
+            else min_cards(memory_needed_gb, tables.gpu_memory_gb)
+        )
+        layout = serving_layout(tables, fewest)
+        hosting = layout.hosts.copy()
+        if gpus is not None:
+            hosting &= np.array(
+                [tables.gpu_names[code] in gpus for code in tables.gpu_code.tolist()], dtype=np.bool_
+            )
+        sizes = sorted({int(cards) for cards in layout.replica_cards[hosting].tolist()})
+        if not sizes:
+            return  # no offer hosts a replica at all: the evaluation says so (memory, capacity)
+        replicas = job.replicas
+        for cards in card_counts:
+            if any(cards % size == 0 and cards >= replicas * size for size in sizes):
+                continue
+            need = " or ".join(f"{replicas * size}" for size in sizes)
+            per_replica = " or ".join(f"{size}" for size in sizes)
+            label = "replica" if replicas == 1 else "replicas"
+            if cards < replicas * sizes[0]:
+                reason = f"{replicas} {label} of {per_replica} cards need {need} cards; {cards} is too few"
+            else:
+                reason = (
+                    f"{cards} cards are not whole replicas of {per_replica} cards; {replicas} {label} need "
+                    f"{need} cards (or a multiple of the cards per replica for more replicas)"
+                )
+            raise InvalidRequest("card_counts", reason)

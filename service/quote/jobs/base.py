@@ -1,0 +1,205 @@
+"""What a job kind is to the engine: the one interface behind ``workload.kind``.
+
+A kind answers three questions, each in one place:
+
+- **What the job is** (``JobKind.job``): the workload's fields checked for this kind (a 422 naming the
+  field otherwise) and reduced to a ``Job``: its hours on one card, the task its memory is checked for.
+- **How its time grows with cards** (``JobKind.speedups``): a ``SpeedupRule``, hashable, that gives the
+  speed-up range of n cards on every (machine size, interconnect) column of the offer tables. A batch job
+  follows the scaling curves and the cross-node factor; a serving job is never sped up (more cards add
+  replicas).
+- **Which candidates it is quoted at** (``JobKind.candidates``): a ``Candidates`` spec, hashable, whose
+  fields are the whole input of the evaluation layout built from it (``evaluate.layout``), so the layout
+  is looked up by exactly what it was made from: the counts each row sells, the counts asked for, the
+  fewest cards meeting a deadline, a serving job's replicas placed over an offer's machines.
+
+A new kind is a value of ``schemas.quote.WorkloadKind``, a module here with its ``JobKind`` subclass and
+its ``Candidates`` (and, when its time grows its own way, a ``SpeedupRule``), a line in ``jobs.JOB_KINDS``,
+and its messages in ``prose.texts``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+import numpy as np
+
+from schemas.quote import Communication, QuoteRequest, Task, Workload, WorkloadKind
+from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.model.scaling import ScalingColumns, ScalingCurve, speedup_columns
+from service.quote.model.tables import OfferTables
+
+__all__ = [
+    "ArrayKey",
+    "AskedFor",
+    "CandidateRows",
+    "Candidates",
+    "CurveSpeedups",
+    "Job",
+    "JobKind",
+    "LayoutInputs",
+    "SpeedupRule",
+]
+
+
+A = TypeVar("A", bound="np.ndarray[Any, Any]")
+
+
+class ArrayKey(Generic[A]):
+    """A read-only array as part of a hashable key: equal when dtype, shape and contents are."""
+
+    __slots__ = ("_bytes", "_hash", "array")
+
+    def __init__(self, array: A) -> None:
+        self.array = array
+        self._bytes = array.tobytes()
+        self._hash = hash((array.dtype.str, array.shape, self._bytes))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ArrayKey)
+            and self._hash == other._hash
+            and self.array.dtype == other.array.dtype
+            and self.array.shape == other.array.shape
+            and self._bytes == other._bytes
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A workload as the engine uses it: its kind, its hours and the task its memory is checked for.
+
+    ``hours`` are on one card of the reference GPU for a job more cards shorten, and wall-clock for one
+    they do not (a serving job's hours up); ``replicas`` copies are served side by side.
+    """
+
+    kind: WorkloadKind
+    hours: float
+    task: Task | None
+    replicas: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class LayoutInputs:
+    """What a layout is built from: the counts evaluated, the candidates quoted among them, and, where a
+    placement replaces the one-rental rule, the units each candidate rents and whether it can be placed."""
+
+    counts: tuple[int, ...]
+    requested: BoolArray  # (counts, rows), or broadcast to it
+    units_rented: FloatArray | None = None  # (counts, rows)
+    placed: BoolArray | None = None  # (counts, rows)
+
+
+class Candidates(ABC):
+    """Which (card count, row) candidates a job is quoted at: the whole input of its layout, hashable.
+
+    ``shared`` specs recur from job to job (the counts each row sells); the others depend on the job's
+    own figures (a deadline's fewest cards, a replica's cards) and are kept apart from them.
+    """
+
+    __slots__ = ()
+    shared: ClassVar[bool] = True
+
+    @abstractmethod
+    def inputs(self, tables: OfferTables) -> LayoutInputs:
+        """The layout's inputs, from this spec and the tables alone."""
+
+
+class SpeedupRule(ABC):
+    """How a job's time grows with cards: hashable; equal rules give equal speed-up tables."""
+
+    __slots__ = ()
+
+    @abstractmethod
+    def columns(self, tables: OfferTables, counts: Sequence[int]) -> ScalingColumns:
+        """Speed-ups of ``counts`` cards on every scaling column of ``tables`` (low / expected / high)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CurveSpeedups(SpeedupRule):
+    """Speed-ups by each column's curve and cross-node factor (``model.scaling``): derived from the
+    offer's interconnect and ``communication`` unless the caller's ``curve`` or ``cross_node_factor``
+    replaces them; ``sped_up`` False gives 1 at every count (the columns are still the offers' own)."""
+
+    curve: ScalingCurve | None
+    communication: Communication
+    cross_node_factor: float | None
+    operator_factor: float
+    sped_up: bool = True
+
+    def columns(self, tables: OfferTables, counts: Sequence[int]) -> ScalingColumns:
+        return speedup_columns(
+            counts,
+            tables.scaling_keys,
+            tables.scaling_code,
+            curve=self.curve,
+            communication=self.communication,
+            cross_node_factor=self.cross_node_factor,
+            operator_factor=self.operator_factor,
+            serving=not self.sped_up,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AskedFor:
+    """What the request asks of the candidates: its card counts (sorted, no repeats; None for every
+    count each row sells, up to ``max_plan_cards``) and its deadline."""
+
+    card_counts: tuple[int, ...] | None
+    deadline_hours: float | None
+    max_plan_cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateRows:
+    """Per row ``(rows,)``, what choosing a job's candidates may read: whether the row matches the
+    request's filters, the fewest cards holding the model, the expected hours on one card."""
+
+    matching: BoolArray
+    fewest_cards: FloatArray
+    one_card_hours: FloatArray
+
+
+class JobKind(ABC):
+    """One value of ``workload.kind``: what the job is, how its time grows, where it is quoted."""
+
+    kind: ClassVar[WorkloadKind]
+    # More cards shorten the job: its hours are on one card (and convert between GPU models), and a
+    # quote on several cards says how they scale. Otherwise they are the job's own wall-clock hours.
+    shortened_by_cards: ClassVar[bool]
+
+    @abstractmethod
+    def job(self, workload: Workload) -> Job:
+        """The workload checked for this kind (``InvalidRequest`` naming the field) and reduced."""
+
+    @abstractmethod
+    def speedups(self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float) -> SpeedupRule:
+        """The rule the job's speed-ups follow (``curve``: the request's, resolved)."""
+
+    @abstractmethod
+    def candidates(
+        self,
+        tables: OfferTables,
+        job: Job,
+        asked: AskedFor,
+        rows: CandidateRows,
+        speedups: SpeedupRule,
+    ) -> Candidates:
+        """The candidates the job is quoted at."""
+
+    def check_counts(
+        self,
+        tables: OfferTables,
+        job: Job,
+        card_counts: tuple[int, ...],
+        memory_needed_gb: float | None,
+        gpus: frozenset[str] | None,
+    ) -> None:
+        """Refuse (422) card counts no offer can quote this job at; by default every count may be."""
+        del tables, job, card_counts, memory_needed_gb, gpus
