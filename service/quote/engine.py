@@ -47,7 +47,7 @@ from service.quote.model.tables import OfferTables
 from service.quote.nearest import nothing_fits_summary
 from service.quote.prose.names import ProseNames, gpu_name
 from service.quote.prose.summary import quote_summary
-from service.quote.prose.texts import join_text, number_text, text
+from service.quote.prose.texts import Message, join_text, number_text, said
 from service.quote.rank import CandidateKeys, pick
 from service.quote.resolve import ResolvedRequest, resolve_request
 
@@ -77,16 +77,16 @@ class QuoteOptions:
 
 def _response_warnings(
     resolved: ResolvedRequest, evaluation: Evaluation, snapshot: Snapshot, options: QuoteOptions
-) -> list[str]:
+) -> list[Message]:
     lang, request, tables = resolved.request.lang, resolved.request, snapshot.tables
-    warnings: list[str] = []
+    warnings: list[Message] = []
     if not options.store_reachable:
-        warnings.append(text("warn_store", lang))
+        warnings.append(said("warn_store", lang))
     elif options.store_empty:
-        warnings.append(text("warn_store_empty", lang))
+        warnings.append(said("warn_store_empty", lang))
     if evaluation.used_stale:
         warnings.append(
-            text("warn_stale_fallback", lang, max_age=number_text(options.price_max_age_s / 3600))
+            said("warn_stale_fallback", lang, max_age=number_text(options.price_max_age_s / 3600))
         )
     if resolved.memory_needed_gb is not None and evaluation.matching.any():
         fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
@@ -94,19 +94,19 @@ def _response_warnings(
             # The Shenzhen article's pick rule, right after the warnings on the prices themselves, so the
             # summary (whose caveat is the first response warning) says it.
             need = number_text(resolved.memory_needed_gb)
-            warnings.append(text("hint_single_machine", lang, need=need))
+            warnings.append(said("hint_single_machine", lang, need=need))
         if not fits_one_machine.any():
-            warnings.append(text("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
+            warnings.append(said("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
     if resolved.reference_gpu is None and resolved.kind.shortened_by_cards:  # else wall-clock anywhere
         offers_quoted = evaluation.offers_qualifying()
         gpu_codes = np.unique(tables.gpu_code[offers_quoted])
         if gpu_codes.size > 1:
             names = (gpu_name(tables.gpu_names[code], options.catalog) for code in gpu_codes)
-            warnings.append(text("warn_not_comparable", lang, gpus=join_text("join_list", names, lang)))
+            warnings.append(said("warn_not_comparable", lang, gpus=join_text("join_list", names, lang)))
     if resolved.memory_check_incomplete:
-        warnings.append(text("warn_memory_unchecked", lang))
+        warnings.append(said("warn_memory_unchecked", lang))
     if request.rank_by == "value" and request.time_value_cny_per_hour is None:
-        warnings.append(text("warn_value_without_time", lang))
+        warnings.append(said("warn_value_without_time", lang))
     return warnings
 
 
@@ -228,7 +228,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             cheapest=None,
             fastest=None,
             recommended=None,
-            warnings=warnings,
+            warnings=[message.text for message in warnings],
             memory=memory,
         )
 
@@ -249,14 +249,16 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         cross_city_mbps=options.cross_city_mbps,
         lang=request.lang,
     )
-    structs = build_quotes(context, chosen)
-    built = dict(zip(ranked, structs, strict=False))
+    built_quotes = build_quotes(context, chosen)
+    structs = [built_quote.quote for built_quote in built_quotes]
+    built = dict(zip(ranked, built_quotes, strict=False))
     quotes = structs[: len(ranked)]
     single = None if single_at is None else structs[single_at]
     matching_min_cards = evaluation.min_cards[evaluation.matching]
     summary = quote_summary(
-        recommended=built[picks.recommended],
-        fastest=built[picks.fastest],
+        recommended=built[picks.recommended].quote,
+        recommended_warnings=built[picks.recommended].warnings,
+        fastest=built[picks.fastest].quote,
         single=single,
         quotes=quotes,
         response_warnings=warnings,
@@ -270,9 +272,9 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         snapshot=snapshot_info,
         summary=summary,
         rank_by=request.rank_by,
-        cheapest=built[picks.cheapest].id,
-        fastest=built[picks.fastest].id,
-        recommended=built[picks.recommended].id,
-        warnings=warnings,
+        cheapest=built[picks.cheapest].quote.id,
+        fastest=built[picks.fastest].quote.id,
+        recommended=built[picks.recommended].quote.id,
+        warnings=[message.text for message in warnings],
         memory=memory,
     )

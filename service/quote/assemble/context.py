@@ -16,7 +16,7 @@ from schemas.quote import Lang
 from service.quote.base.memo import Memos, MemoSlot, memoized
 from service.quote.evaluate.evaluation import Evaluation
 from service.quote.model.tables import OfferTables
-from service.quote.prose.texts import number_text, text
+from service.quote.prose.texts import Message, number_text, said, text
 from service.quote.resolve import ResolvedRequest
 
 __all__ = ["QuoteContext"]
@@ -40,17 +40,17 @@ class QuoteContext:
         """Message ``key`` with no fields, in the response's language."""
         return _word(key, self.lang)
 
-    def stale_warning(self, fetched_at: datetime) -> str:
+    def stale_warning(self, fetched_at: datetime) -> Message:
         """The stale-price warning of an offer fetched at ``fetched_at``."""
         return _STALE.of(self.memos).get(fetched_at, lambda: self._stale_warning(fetched_at))
 
-    def _stale_warning(self, fetched_at: datetime) -> str:
+    def _stale_warning(self, fetched_at: datetime) -> Message:
         age = number_text((self.now_s - fetched_at.timestamp()) / 3600)
         return _stale_warning(age, self.price_max_age_s, self.lang)
 
 
 # The stale-price warning by the offer's fetch time.
-_STALE: MemoSlot[datetime, str] = MemoSlot("stale warnings", size=64)
+_STALE: MemoSlot[datetime, Message] = MemoSlot("stale warnings", size=64)
 
 
 @memoized(256)
@@ -60,6 +60,6 @@ def _word(key: str, lang: Lang) -> str:
 
 
 @memoized(1024)
-def _stale_warning(age: str, price_max_age_s: float, lang: Lang) -> str:
+def _stale_warning(age: str, price_max_age_s: float, lang: Lang) -> Message:
     """The stale-price warning for an age as shown (to 0.01 h): the same for every response within it."""
-    return text("warn_stale", lang, age=age, max_age=number_text(price_max_age_s / 3600))
+    return said("warn_stale", lang, age=age, max_age=number_text(price_max_age_s / 3600))

@@ -29,7 +29,7 @@ from service.quote.base.money import cents, format_cny, round_cny
 from service.quote.evaluate.evaluation import Figure
 from service.quote.evaluate.locality import copy_hours
 from service.quote.model.scaling import FABRIC_BANDWIDTH_RATIO, ScalingColumn
-from service.quote.prose.texts import hours_text, number_text, text
+from service.quote.prose.texts import Message, hours_text, number_text, said, text
 
 __all__ = ["fee_items", "quote_notes"]
 
@@ -52,7 +52,7 @@ def _factor_why(column: ScalingColumn, lang: Lang, communication: str, operator_
 
 def _scaling_notes(
     context: QuoteContext, column: ScalingColumn, cards: int, nodes: int, speedup: Range
-) -> tuple[str, ...]:
+) -> tuple[Message, ...]:
     """The notes on how ``cards`` cards scale in ``column``; none when the curve is the article's rule
     (or the caller's) on one machine, else written once for every response that asks the same."""
     curve_noted = bool(column.curve_source) and column.curve_source != "scaling_source_caller"
@@ -73,13 +73,13 @@ def _written_scaling_notes(
     lang: Lang,
     communication_kind: Communication,
     operator_factor: float,
-) -> tuple[str, ...]:
+) -> tuple[Message, ...]:
     communication = text(f"communication_{communication_kind}", lang)
     interconnect = text(f"interconnect_{column.interconnect}", lang)
-    notes: list[str] = []
+    notes: list[Message] = []
     if column.curve_source and column.curve_source != "scaling_source_caller":
         notes.append(
-            text(
+            said(
                 "warn_scaling_curve",
                 lang,
                 low=number_text(speedup.low),
@@ -93,7 +93,7 @@ def _written_scaling_notes(
     if not column.spans_nodes(cards):
         return tuple(notes)
     notes.append(
-        text(
+        said(
             "warn_cross_node",
             lang,
             factor=f"{column.cross_node_factor:.2f}",
@@ -104,7 +104,7 @@ def _written_scaling_notes(
     one_machine = column.speedup(column.machine_cards)
     if speedup.expected < round(one_machine.expected, 2):
         notes.append(
-            text(
+            said(
                 "warn_slower_than_one_machine",
                 lang,
                 cards=cards,
@@ -121,11 +121,11 @@ def _written_scaling_notes(
 
 def _locality_note(
     *, offer_city: str, data_city: str, dataset_gb: float | None, mbps: float, lang: Lang
-) -> str:
+) -> Message:
     """The warning an offer outside the data's city carries: IO waits, and the copy time added."""
     if dataset_gb is None:
-        return text("warn_data_remote", lang, city=offer_city, data_city=data_city)
-    return text(
+        return said("warn_data_remote", lang, city=offer_city, data_city=data_city)
+    return said(
         "warn_data_copy",
         lang,
         city=offer_city,
@@ -137,15 +137,15 @@ def _locality_note(
 
 
 # The scaling notes of this response, by (speed-up column, count column, nodes).
-_SCALING_NOTES: MemoSlot[tuple[int, int, int], tuple[str, ...]] = MemoSlot("scaling notes", size=64)
+_SCALING_NOTES: MemoSlot[tuple[int, int, int], tuple[Message, ...]] = MemoSlot("scaling notes", size=64)
 
 
 def quote_notes(
     context: QuoteContext, index: int, column: int, cards: int, nodes: int, speedup: Range
-) -> list[str]:
+) -> list[Message]:
     """The notes of offer ``index`` at count column ``column`` (``cards`` cards on ``nodes`` nodes)."""
     evaluation, resolved = context.evaluation, context.resolved
-    notes: list[str] = []
+    notes: list[Message] = []
     if resolved.kind.shortened_by_cards and cards > 1:
         code = int(evaluation.scaling.code[index])
         key = (code, column, nodes)
@@ -170,7 +170,7 @@ def quote_notes(
         used = needed_gb / (cards * memory_gb)
         if used >= _TIGHT_MEMORY_USE:
             notes.append(
-                text(
+                said(
                     "warn_memory_tight",
                     context.lang,
                     used=number_text(100 * used),

@@ -1,8 +1,10 @@
 """The ``Quote`` structs for the chosen candidates: ranges, bill, line items, warnings and notes.
 
 Only the few quotes a response returns are built here, in Python, each once with its final line items
-and warnings: figures from ``_quote_figures`` (gathered from the evaluation, never billed again), the
-quote's own warnings from ``_quote_warnings``, then the derivation notes and data fees from ``_notes``.
+and warnings: figures from ``figures`` (gathered from the evaluation, never billed again), line items
+from the offer's pricing kind (``model.pricing``; a combined plan's from ``lines``), the quote's own
+warnings from ``warnings``, then the derivation notes and data fees from ``notes``. Each quote comes
+with its warnings as ``Message``s, so the summary picks among them by message id.
 
 Ranges: hours low/expected/high come from speed-up high/expected/low; each bound's cost is billed on its
 own hours (rounded up to the granularity), so the cost range is as honest as the time range. Hours
@@ -13,6 +15,7 @@ comes from: the catalog's sources or the caller's measured ratio.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import msgspec
 
@@ -28,8 +31,14 @@ from service.quote.model.billing import ExpectedBill
 from service.quote.model.plans import cheapest_combination
 from service.quote.model.pricing import LineSheet
 from service.quote.prose.names import gpu_name
+from service.quote.prose.texts import Message
 
-__all__ = ["build_quotes", "quote_id"]
+__all__ = ["BuiltQuote", "build_quotes", "quote_id"]
+
+
+class BuiltQuote(NamedTuple):
+    quote: Quote
+    warnings: list[Message]  # ``quote.warnings`` with the message each was written from
 
 
 def quote_id(offer_id: str, cards: int) -> str:
@@ -45,8 +54,8 @@ def _with_notes(
     nodes: int,
     figures: QuoteFigures,
     breakdown: list[LineItem],
-    warnings: list[str],
-) -> tuple[list[LineItem], list[str]]:
+    warnings: list[Message],
+) -> tuple[list[LineItem], list[Message]]:
     """The line items with the data fees, the warnings followed by the derivation notes."""
     warnings.extend(quote_notes(context, index, column, cards, nodes, figures.speedup))
     if context.resolved.request.workload.dataset_gb:
@@ -54,7 +63,9 @@ def _with_notes(
     return breakdown, warnings
 
 
-def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> Quote:
+def _mixed_quote(
+    context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures
+) -> BuiltQuote:
     """A combined plan's quote: under its longest-period package's offer id, a line per part."""
     tables, evaluation = context.tables, context.evaluation
     plan, offer = tables.plans[index - tables.offer_count], tables.offers[index]
@@ -81,7 +92,7 @@ def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figu
         ),
         quote_warnings(context, index, cards, msgspec.structs.replace(figures, bill=bill)),
     )
-    return Quote(
+    quote = Quote(
         id=quote_id(f"{offer.id}+mixed", cards),
         rank=rank,
         **{**offer_parts(tables, index, context.catalog).fields, "pricing": "mixed"},
@@ -95,13 +106,14 @@ def _mixed_quote(context: QuoteContext, index: int, column: int, rank: int, figu
         hourly_rate_cny=round_cny(bill.hourly_rate_cny),
         effective_card_hour_cny=figures.effective_card_hour_cny,
         breakdown=breakdown,
-        warnings=warnings,
+        warnings=[message.text for message in warnings],
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
     )
+    return BuiltQuote(quote, warnings)
 
 
-def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> Quote:
+def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> BuiltQuote:
     """The quote for offer ``index`` at card count ``evaluation.counts[column]``."""
     tables = context.tables
     if index >= tables.offer_count:
@@ -132,7 +144,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         parts.writer(context.lang).items(sheet),
         quote_warnings(context, index, cards, figures),
     )
-    return msgspec.structs.replace(
+    quote = msgspec.structs.replace(
         parts.quote,
         id=quote_id(offer.id, cards),
         rank=rank,
@@ -146,13 +158,14 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         hourly_rate_cny=figures.hourly_rate_cny,
         effective_card_hour_cny=figures.effective_card_hour_cny,
         breakdown=breakdown,
-        warnings=warnings,
+        warnings=[message.text for message in warnings],
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
     )
+    return BuiltQuote(quote, warnings)
 
 
-def build_quotes(context: QuoteContext, chosen: Sequence[tuple[int, int, int]]) -> list[Quote]:
+def build_quotes(context: QuoteContext, chosen: Sequence[tuple[int, int, int]]) -> list[BuiltQuote]:
     """The quotes for ``(offer index, count column, rank)`` triples, in the order given."""
     if not chosen:
         return []

@@ -23,7 +23,7 @@ from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import format_cny
 from service.quote.model.pricing import rule_of
 from service.quote.prose.names import gpu_name
-from service.quote.prose.texts import hours_text, number_text, partial_text, text
+from service.quote.prose.texts import Message, hours_text, number_text, partial_text, said, text
 
 __all__ = ["quote_warnings"]
 
@@ -111,7 +111,7 @@ def _converted_templates(
     return warning, partial_text("range_suffix", lang, ("low", "high"), unit=text("unit_hours", lang))
 
 
-def _conversion_warning(context: QuoteContext, index: int, reference: str) -> str:
+def _conversion_warning(context: QuoteContext, index: int, reference: str) -> Message:
     gpu, evaluation = context.tables.offers[index].gpu, context.evaluation
     low, high = float(evaluation.conversion[0, index]), float(evaluation.conversion[2, index])
     measured = context.resolved.speed_ratios.get(gpu)
@@ -121,27 +121,28 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> st
     hours_low, hours, hours_high = (
         hours_text(bound) for bound in evaluation.one_card_hours[:, index].tolist()
     )
-    return warning.format(
+    written = warning.format(
         reference_hours=hours_text(context.resolved.job.hours),
         hours=hours,
         hours_range="" if hours_low == hours_high else hours_range.format(low=hours_low, high=hours_high),
     )
+    return Message("warn_converted", written)
 
 
 # The converted-hours warning of this response, by the offer's GPU.
-_CONVERSION_WARNINGS: MemoSlot[str, str] = MemoSlot("conversion warnings", size=64)
+_CONVERSION_WARNINGS: MemoSlot[str, Message] = MemoSlot("conversion warnings", size=64)
 
 
-def quote_warnings(context: QuoteContext, index: int, cards: int, figures: QuoteFigures) -> list[str]:
+def quote_warnings(context: QuoteContext, index: int, cards: int, figures: QuoteFigures) -> list[Message]:
     """The warnings of offer ``index`` at ``cards`` cards with ``figures``, in the order above."""
     tables, lang = context.tables, context.lang
     offer, terms = tables.offers[index], tables.terms[index]
     request, evaluation, expected = context.resolved.request, context.evaluation, figures.bill
-    warnings: list[str] = []
+    warnings: list[Message] = []
     idle = expected.billed_cards - cards
     if idle > 0:
         why = rule_of(offer.pricing).idle_reason(offer.pricing, expected, lang)
-        warnings.append(text("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
+        warnings.append(said("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
     reference = context.resolved.reference_gpu
     if reference is not None and offer.gpu != reference:
         # Every figure in it is the GPU's: its conversion and its hours on one card.
@@ -151,7 +152,7 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
         warnings.append(conversion)
     if context.resolved.memory_needed_gb is not None and evaluation.min_cards[index] > terms.machine_cards:
         warnings.append(
-            text(
+            said(
                 "warn_cluster",
                 lang,
                 min_cards=int(evaluation.min_cards[index]),
@@ -162,10 +163,10 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
             )
         )
     if terms.min_billed_hours > 0 and expected.billed_hours == terms.min_billed_hours:
-        warnings.append(text("warn_minimum", lang, hours=hours_text(terms.min_billed_hours)))
+        warnings.append(said("warn_minimum", lang, hours=hours_text(terms.min_billed_hours)))
     if request.deadline_hours is not None and figures.hours.high > request.deadline_hours:
         warnings.append(
-            text(
+            said(
                 "warn_deadline",
                 lang,
                 hours=hours_text(figures.raw_hours_high),
@@ -174,7 +175,7 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
         )
     if request.budget_cny is not None and figures.cost_cny.high > request.budget_cny:
         cost, budget = format_cny(figures.raw_cost_high), format_cny(request.budget_cny)
-        warnings.append(text("warn_budget", lang, cost=cost, budget=budget))
+        warnings.append(said("warn_budget", lang, cost=cost, budget=budget))
     if evaluation.stale[index]:
         warnings.append(context.stale_warning(offer.fetched_at))
     return warnings

@@ -28,7 +28,7 @@ from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.base.memo import memoized
 from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
-from service.quote.prose.texts import TEMPLATES, hours_text, join_text, number_text, partial_text, text
+from service.quote.prose.texts import Message, hours_text, join_text, number_text, partial_text, text
 
 __all__ = ["BREAK_EVEN_FACTOR", "quote_summary"]
 
@@ -37,17 +37,6 @@ BREAK_EVEN_FACTOR = 2.0
 
 # Quote warnings the caveats leave out (the paragraph already carries them), and those told first.
 _LIMIT_WARNINGS = ("warn_deadline", "warn_budget")
-
-
-def _is(warning: str, keys: tuple[str, ...], lang: Lang) -> bool:
-    """Whether ``warning`` was written from one of the messages ``keys`` (by their text before any field)."""
-    return warning.startswith(_openings(keys, lang))
-
-
-@memoized(64)
-def _openings(keys: tuple[str, ...], lang: Lang) -> tuple[str, ...]:
-    """The text of messages ``keys`` before their first field (a handful of key sets is ever asked)."""
-    return tuple(TEMPLATES[key][lang].partition("{")[0] for key in keys)
 
 
 def _span(values: Range, unit: str, *, money: bool, lang: Lang) -> tuple[str, str]:
@@ -171,30 +160,31 @@ def _default_caveat(fastest: Quote, request: QuoteRequest, lang: Lang) -> str:
     return text("caveat_prices", lang)
 
 
-def _caveats(recommended: Quote, response_warnings: Sequence[str], lang: Lang) -> list[str]:
-    """Warnings that change the decision: the limits' first, then the response's, then the quote's own."""
-    own = recommended.warnings
-    limits = [warning for warning in own if _is(warning, _LIMIT_WARNINGS, lang)]
-    stale_told = any(_is(warning, ("warn_stale_fallback",), lang) for warning in response_warnings)
-    left_out = ("warn_converted", *_LIMIT_WARNINGS, *(("warn_stale",) if stale_told else ()))
-    rest = [warning for warning in own if not _is(warning, left_out, lang)]
-    return list(dict.fromkeys([*limits, *response_warnings, *rest]))
+def _caveats(own: Sequence[Message], response_warnings: Sequence[Message]) -> list[str]:
+    """Warnings that change the decision: the limits' first, then the response's, then the quote's own
+    (``own``: the recommendation's), each said once; picked by message id, whatever their wording."""
+    limits = [warning.text for warning in own if warning.key in _LIMIT_WARNINGS]
+    stale_told = any(warning.key == "warn_stale_fallback" for warning in response_warnings)
+    left_out = {"warn_converted", *_LIMIT_WARNINGS, *(("warn_stale",) if stale_told else ())}
+    rest = [warning.text for warning in own if warning.key not in left_out]
+    return list(dict.fromkeys([*limits, *(warning.text for warning in response_warnings), *rest]))
 
 
 def quote_summary(
     *,
     recommended: Quote,
+    recommended_warnings: Sequence[Message],
     fastest: Quote,
     single: Quote | None,
     quotes: Sequence[Quote],
-    response_warnings: Sequence[str],
+    response_warnings: Sequence[Message],
     names: ProseNames,
     min_cards: int | None,
     request: QuoteRequest,
 ) -> str:
     """The paragraph for a response with quotes."""
     lang = names.lang
-    caveats = _caveats(recommended, response_warnings, lang)
+    caveats = _caveats(recommended_warnings, response_warnings)
     if len(caveats) > 1:
         caveat = text("summary_caveats", lang, caveats=join_text("join_caveats", caveats, lang))
     else:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from schemas.quote import Lang
 from service.quote.base.money import number_text
 from service.quote.prose.summary_texts import SUMMARY_TEMPLATES
 
-__all__ = ["TEMPLATES", "hours_text", "join_text", "number_text", "partial_text", "text"]
+__all__ = ["TEMPLATES", "Message", "hours_text", "join_text", "number_text", "partial_text", "said", "text"]
 
 TEMPLATES: dict[str, dict[Lang, str]] = {
     # Names.
@@ -247,6 +248,19 @@ def text(key: str, lang: Lang, **fields: object) -> str:
     filled = TEMPLATES[key][lang].format_map(fields)  # the fields as passed, not unpacked again
     # Chinese sets no space between Chinese words and a Chinese name filled in (数据在苏州, 无锡参考云的).
     return _SPACE_BETWEEN_HAN.sub("", filled) if lang == "zh" else filled
+
+
+class Message(NamedTuple):
+    """A sentence and the message id it was written from: code that picks among sentences (the summary's
+    caveats) reads the id, never the wording, so a rewording never changes which sentence is said."""
+
+    key: str
+    text: str
+
+
+def said(key: str, lang: Lang, **fields: object) -> Message:
+    """``text(key, lang, **fields)`` with its message id."""
+    return Message(key, text(key, lang, **fields))
 
 
 def partial_text(key: str, lang: Lang, open_fields: tuple[str, ...], **fields: object) -> str:
