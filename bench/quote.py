@@ -14,6 +14,7 @@ Target on a 2-core machine: engine median ≤ 1 ms.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import statistics
 import sys
@@ -37,7 +38,7 @@ from schemas.offer import (
 )
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
-from service.quote import QuoteOptions, Snapshot, build_quote
+from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
 
 NOW = datetime.now(UTC)
 # (gpu id, memory GB, typical ¥ per card-hour)
@@ -159,13 +160,56 @@ def bench_engine(offer_count: int, runs: int) -> None:
     print(f"  {len(response.quotes)} quotes returned; excluded {msgspec.structs.asdict(response.excluded)}")
 
 
+PATH_REQUESTS = {
+    "default": BENCH_REQUEST,
+    "deadline": QuoteRequest(workload=Workload(gpu_hours=2_000, reference_gpu="rtx4090"), deadline_hours=30),
+    "card counts": QuoteRequest(workload=Workload(gpu_hours=400), card_counts=[1, 2, 4, 8, 16, 32]),
+    "time, budget": QuoteRequest(workload=Workload(gpu_hours=300), rank_by="time", budget_cny=4_000),
+}
+
+
+def _median_ms(snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        build_quote(snapshot, request, options=options)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1e3
+
+
+def bench_paths(offer_count: int, runs: int, rounds: int = 5) -> None:
+    """Each fast path's saving: the median with it off over the median with every path on, per request
+    shape, the two measured in alternating rounds so that the machine's drift hits both alike."""
+    snapshot = synthetic_snapshot(synthetic_offers(offer_count))
+    on = QuoteOptions(now=NOW, price_max_age_s=86_400)
+    names = [field.name for field in dataclasses.fields(FastPaths)]
+    print(f"fast paths: {offer_count} offers, median of {runs} quotes, best of {rounds} alternating rounds")
+    for shape, request in PATH_REQUESTS.items():
+        cells = []
+        for name in names:
+            off = dataclasses.replace(on, fast_paths=dataclasses.replace(FastPaths(), **{name: False}))
+            for options in (on, off):
+                for _ in range(20):
+                    build_quote(snapshot, request, options=options)
+            timed = [
+                (_median_ms(snapshot, request, on, runs), _median_ms(snapshot, request, off, runs))
+                for _ in range(rounds)
+            ]
+            with_path, without = min(pair[0] for pair in timed), min(pair[1] for pair in timed)
+            cells.append(f"{name} off {without / with_path:.2f}x")
+        print(f"  {shape}: " + ", ".join(cells))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--offers", type=int, default=2_000)
     parser.add_argument("--runs", type=int, default=2_000, help="engine-only quotes to time")
     parser.add_argument("--skip-http", action="store_true", help="accepted for old scripts; no effect")
+    parser.add_argument("--paths", action="store_true", help="also time each fast path switched off")
     args = parser.parse_args(argv)
     bench_engine(args.offers, args.runs)
+    if args.paths:
+        bench_paths(args.offers, max(args.runs // 10, 50))
 
 
 if __name__ == "__main__":

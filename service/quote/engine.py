@@ -38,6 +38,7 @@ from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.quotes import build_quotes
 from service.quote.base.memo import memoized
 from service.quote.base.money import cents_array
+from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, min_cards
@@ -73,6 +74,8 @@ class QuoteOptions:
     store_empty: bool = False
     vendors: Sequence[VendorConfig] = ()
     bytes_per_param: Mapping[Task, float] = field(default_factory=lambda: dict(DEFAULT_BYTES_PER_PARAM))
+    # Every fast path on (``base.paths``); ``FastPaths.none()`` is the reference evaluation tests compare with.
+    fast_paths: FastPaths = field(default_factory=FastPaths)
 
 
 def _response_warnings(
@@ -201,6 +204,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             cross_node_factor=options.cross_node_factor,
             max_plan_cards=options.max_plan_cards,
             cross_city_mbps=options.cross_city_mbps,
+            fast=options.fast_paths,
         )
 
     evaluation = run(resolved)
@@ -223,7 +227,9 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             quotes=[],
             excluded=evaluation.excluded,
             snapshot=snapshot_info,
-            summary=nothing_fits_summary(run, resolved, evaluation, snapshot, names),
+            summary=nothing_fits_summary(
+                run, resolved, evaluation, snapshot, names, top_k=options.fast_paths.top_k
+            ),
             rank_by=request.rank_by,
             cheapest=None,
             fastest=None,
@@ -232,7 +238,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             memory=memory,
         )
 
-    picks = pick(keys, request.rank_by, request.limit)
+    picks = pick(keys, request.rank_by, request.limit, top_k=options.fast_paths.top_k)
     ranked = sorted(picks.ranks, key=picks.ranks.__getitem__)
     # (offer, count column, rank) of each, the grid positions split in one call rather than one per quote.
     columns, offers = np.divmod(keys.positions[ranked], keys.offers)

@@ -33,7 +33,9 @@ from service.quote.resolve import ResolvedRequest
 __all__ = ["nothing_fits_summary"]
 
 
-def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> NearestOption | None:
+def _nearest_option(
+    evaluation: Evaluation, snapshot: Snapshot, by: RankBy, *, top_k: bool
+) -> NearestOption | None:
     """The best qualifying candidate of ``evaluation`` by ``by`` (cost or time)."""
     keys = CandidateKeys.of_cells(
         evaluation.qualifying,
@@ -47,7 +49,7 @@ def _nearest_option(evaluation: Evaluation, snapshot: Snapshot, by: RankBy) -> N
     )
     if keys.size == 0:
         return None
-    best = first(keys, by)
+    best = first(keys, by, top_k=top_k)
     column, offer = keys.cell(best)
     chosen = snapshot.tables.offers[offer]
     return NearestOption(
@@ -137,6 +139,8 @@ def nothing_fits_summary(
     evaluation: Evaluation,
     snapshot: Snapshot,
     names: ProseNames,
+    *,
+    top_k: bool = True,
 ) -> str:
     """Why nothing fits, with the nearest option past each limit that alone left candidates out.
 
@@ -147,7 +151,7 @@ def nothing_fits_summary(
     excluded = evaluation.excluded
     nearest = Nearest()
     if snapshot.tables.size:
-        nearest = _nearest_limits(run, resolved, excluded, snapshot)
+        nearest = _nearest_limits(run, resolved, excluded, snapshot, top_k=top_k)
         fewest: tuple[tuple[int, str], ...] = ()
         if (
             resolved.card_counts is not None
@@ -206,13 +210,15 @@ def _nearest_limits(
     resolved: ResolvedRequest,
     excluded: Excluded,
     snapshot: Snapshot,
+    *,
+    top_k: bool,
 ) -> Nearest:
     """The nearest options past the budget and the deadline, each lifted on its own and both together."""
     request = resolved.request
 
     def lifted(by: RankBy, **limits: None) -> NearestOption | None:
         changed = replace(resolved, request=msgspec.structs.replace(request, **limits))
-        return _nearest_option(run(changed), snapshot, by)
+        return _nearest_option(run(changed), snapshot, by, top_k=top_k)
 
     budget, deadline = request.budget_cny is not None, request.deadline_hours is not None
     if budget and deadline:

@@ -103,10 +103,10 @@ def _sorted(keys: CandidateKeys, rank_by: RankBy, pool: IntArray) -> IntArray:
     return ordered
 
 
-def top(keys: CandidateKeys, rank_by: RankBy, k: int) -> IntArray:
-    """Positions of the ``k`` first candidates in key order."""
+def top(keys: CandidateKeys, rank_by: RankBy, k: int, *, top_k: bool = True) -> IntArray:
+    """Positions of the ``k`` first candidates in key order (``top_k`` False: all of them sorted first)."""
     primary = keys.primary(rank_by)
-    if primary.size > k:
+    if top_k and primary.size > k:
         kth_value = np.partition(primary, k - 1)[k - 1]
         pool = np.flatnonzero(primary <= kth_value)
     else:
@@ -114,8 +114,10 @@ def top(keys: CandidateKeys, rank_by: RankBy, k: int) -> IntArray:
     return _sorted(keys, rank_by, pool)[:k]
 
 
-def first(keys: CandidateKeys, rank_by: RankBy) -> int:
+def first(keys: CandidateKeys, rank_by: RankBy, *, top_k: bool = True) -> int:
     """Position of the first candidate in key order (``top(keys, rank_by, 1)`` without a partition)."""
+    if not top_k:
+        return int(top(keys, rank_by, 1, top_k=False)[0])
     primary = keys.primary(rank_by)
     pool = np.flatnonzero(primary == primary.min())
     if pool.size == 1:
@@ -123,10 +125,12 @@ def first(keys: CandidateKeys, rank_by: RankBy) -> int:
     return int(_sorted(keys, rank_by, pool)[0])
 
 
-def rank_of(keys: CandidateKeys, rank_by: RankBy, position: int) -> int:
+def rank_of(keys: CandidateKeys, rank_by: RankBy, position: int, *, top_k: bool = True) -> int:
     """1-based rank of one candidate in key order, without sorting them all: those before it on the
     first key, then those tied with it there that come before it on the next keys (few: compared as
-    tuples, in Python, cheaper than an array pass per key)."""
+    tuples, in Python, cheaper than an array pass per key); ``top_k`` False: its place among all sorted."""
+    if not top_k:
+        return int(np.flatnonzero(top(keys, rank_by, keys.size, top_k=False) == position)[0]) + 1
     primary = keys.primary(rank_by)
     before = int(np.count_nonzero(primary < primary[position]))
     tied = np.flatnonzero(primary == primary[position])
@@ -145,17 +149,17 @@ class Picks:
     recommended: int
 
 
-def pick(keys: CandidateKeys, rank_by: RankBy, limit: int) -> Picks:
+def pick(keys: CandidateKeys, rank_by: RankBy, limit: int, *, top_k: bool = True) -> Picks:
     """The top ``limit`` by ``rank_by`` plus the highlighted candidates (positions into ``keys``)."""
-    ranked = tuple(int(position) for position in top(keys, rank_by, limit))
+    ranked = tuple(int(position) for position in top(keys, rank_by, limit, top_k=top_k))
 
     def first_by(order: RankBy) -> int:
-        return ranked[0] if order == rank_by else first(keys, order)
+        return ranked[0] if order == rank_by else first(keys, order, top_k=top_k)
 
     # The recommendation is the top of the ranking the caller asked for, whatever the other highlights.
     cheapest, fastest, recommended = first_by("cost"), first_by("time"), ranked[0]
     ranks = {position: rank for rank, position in enumerate(ranked, start=1)}
     for extra in (cheapest, fastest, recommended):
         if extra not in ranks:
-            ranks[extra] = rank_of(keys, rank_by, extra)
+            ranks[extra] = rank_of(keys, rank_by, extra, top_k=top_k)
     return Picks(ranks=ranks, cheapest=cheapest, fastest=fastest, recommended=recommended)

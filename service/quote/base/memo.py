@@ -85,6 +85,10 @@ class Memos:
     def __init__(self) -> None:
         self._by_slot: dict[MemoSlot[Any, Any], Any] = {}
 
+    def stats(self) -> dict[str, tuple[int, int, int]]:
+        """``{slot name: (hits, misses, entries)}`` for every cache used on this host so far."""
+        return {slot.name: (memo.hits, memo.misses, len(memo)) for slot, memo in self._by_slot.items()}
+
 
 class MemoSlot(Generic[K, V]):
     """A cache its owner declares once (a name for reading, its size) and finds on each host."""

@@ -30,7 +30,9 @@ class PricedPlans:
     terms: PlanCells  # the cells once per priced bound, bound by bound (low, expected, high)
 
 
-def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray) -> PricedPlans:
+def plan_cells(
+    tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray, *, pruning: bool = True
+) -> PricedPlans:
     """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``); ``cells``: the flat
     positions of the billed cells (ascending), which hold every needed one."""
     count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
@@ -41,7 +43,9 @@ def plan_cells(tables: OfferTables, needed: BoolArray, cards: FloatArray, cells:
         parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
         offers=offers,
         speedup_at=count_at * len(tables.scaling_keys) + tables.scaling_code[offers],
-        terms=cell_terms(tables.plan_arrays, np.tile(plan_at, 3), np.tile(cards[count_at], 3)),
+        terms=cell_terms(
+            tables.plan_arrays, np.tile(plan_at, 3), np.tile(cards[count_at], 3), pruning=pruning
+        ),
     )
 
 

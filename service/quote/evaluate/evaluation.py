@@ -39,6 +39,7 @@ from adapters.gpus import GpuCatalog, conversion_range
 from schemas.quote import Excluded
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.memo import MemoSlot
+from service.quote.base.paths import FastPaths
 from service.quote.evaluate.figures import (
     BoundTerms,
     Figure,
@@ -182,6 +183,7 @@ _CONVERSIONS: MemoSlot[
 ] = MemoSlot("conversions", size=64)
 
 
+_ALL_FAST = FastPaths()
 _NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
 _NO_COSTS: FloatArray = np.empty((2, 0))
 
@@ -196,6 +198,7 @@ def evaluate(
     cross_node_factor: float,
     cross_city_mbps: float = 500.0,
     max_plan_cards: int = 512,
+    fast: FastPaths = _ALL_FAST,
 ) -> Evaluation:
     request = resolved.request
     conversion, fastest_first = _conversion(tables, resolved, catalog)
@@ -217,8 +220,9 @@ def evaluate(
         AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards),
         CandidateRows(matching, fewest_cards, one_card_hours[1]),
         rule,
+        fast,
     )
-    layout = cached_layout(tables, candidates)
+    layout = cached_layout(tables, candidates, fast)
     speedups = layout.gathered(rule, tables)
     scaling = speedups.scaling
     remote = elsewhere(tables, resolved.data_city)

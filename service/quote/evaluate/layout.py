@@ -31,6 +31,7 @@ import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.memo import Memos, MemoSlot
+from service.quote.base.paths import FastPaths
 from service.quote.evaluate.combined import PricedPlans, plan_cells
 from service.quote.jobs import Candidates, LayoutInputs, SpeedupRule
 from service.quote.model.scaling import ScalingColumns
@@ -45,8 +46,8 @@ _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
 # Candidates whose layout is kept per snapshot; those that depend on the job's own figures (a deadline's
 # fewest cards, a replica's cards) are kept apart, so their many shapes never push the shared ones out.
-_LAYOUTS: MemoSlot[Candidates, Layout] = MemoSlot("layouts", size=16)
-_JOB_LAYOUTS: MemoSlot[Candidates, Layout] = MemoSlot("job layouts", size=16)
+_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot("layouts", size=16)
+_JOB_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot("job layouts", size=16)
 # Speed-up rules whose gathered speed-ups are kept per layout.
 _SPEEDUPS: MemoSlot[SpeedupRule, GatheredSpeedups] = MemoSlot("gathered speed-ups", size=8)
 
@@ -137,17 +138,17 @@ def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> 
     return needed
 
 
-def _dense_rows(needed: BoolArray) -> int:
+def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
     """How many leading counts are billed whole: up to the last one with many candidates needed, or
     every count of a small table (where the numpy calls of billing cell by cell cost more than the
-    cells they skip)."""
-    if needed.size <= _DENSE_CELLS:
+    cells they skip); every count without ``sparse_billing``."""
+    if not sparse_billing or needed.size <= _DENSE_CELLS:
         return int(needed.shape[0])
     dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
     return int(dense[-1]) + 1 if dense.size else 0
 
 
-def build_layout(tables: OfferTables, inputs: LayoutInputs) -> Layout:
+def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> Layout:
     """The layout of ``inputs.counts`` with ``inputs.requested`` (broadcast to ``(counts, rows)``).
 
     ``units_rented`` and ``placed``, when given, replace the one-rental units and capacity check (a
@@ -173,7 +174,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs) -> Layout:
         if units_rented is not None
         else _needed(tables, requested, one_card_column)
     )
-    dense = _dense_rows(needed)
+    dense = _dense_rows(needed, fast.sparse_billing)
     cells = np.concatenate(
         (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)
     )
@@ -190,7 +191,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs) -> Layout:
         units_rate=_frozen(units_rate.reshape(2, -1)[:, cells]),
         supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
         dense=dense,
-        bounds_up_front=dense == cards.size and cells.size <= _DENSE_CELLS,
+        bounds_up_front=not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS),
         sparse_speedup_at=_frozen(
             cell_count[sparse] * len(tables.scaling_keys) + tables.scaling_code[cell_offer[sparse]]
         ),
@@ -202,11 +203,13 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs) -> Layout:
                 )
             )
         ),
-        plans=plan_cells(tables, needed, cards, cells) if tables.plans else None,
+        plans=plan_cells(tables, needed, cards, cells, pruning=fast.plan_pruning) if tables.plans else None,
     )
 
 
-def cached_layout(tables: OfferTables, candidates: Candidates) -> Layout:
+def cached_layout(tables: OfferTables, candidates: Candidates, fast: FastPaths) -> Layout:
     """The layout of ``candidates`` on ``tables``, built the first time they are asked for."""
     kept = _LAYOUTS if candidates.shared else _JOB_LAYOUTS
-    return kept.of(tables.memos).get(candidates, lambda: build_layout(tables, candidates.inputs(tables)))
+    return kept.of(tables.memos).get(
+        (candidates, fast), lambda: build_layout(tables, candidates.inputs(tables), fast)
+    )

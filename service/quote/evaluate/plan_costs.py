@@ -77,11 +77,11 @@ _EXPANDED_PER_CELL = 4
 
 
 def _expanded(
-    arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, first: IntArray
+    arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, first: IntArray, pruning: bool
 ) -> _Expanded | None:
     pairs = np.diff(np.append(arrays.starts, arrays.pair_plan.size))[cell_plan]
     total = int(pairs.sum())
-    if total > _EXPANDED_PER_CELL * cell_plan.size:
+    if pruning and total > _EXPANDED_PER_CELL * cell_plan.size:
         return None
     cell_of = np.repeat(np.arange(cell_plan.size), pairs)
     cell_starts = np.cumsum(pairs) - pairs
@@ -96,8 +96,11 @@ def _expanded(
     )
 
 
-def cell_terms(arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray) -> PlanCells:
-    """``PlanCells`` for the cells of plans ``cell_plan`` at ``cell_cards`` cards."""
+def cell_terms(
+    arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, *, pruning: bool = True
+) -> PlanCells:
+    """``PlanCells`` for the cells of plans ``cell_plan`` at ``cell_cards`` cards (``pruning`` False:
+    every combination of every cell worked out, the reference the pruned pricing is tested against)."""
     first: IntArray = arrays.starts[cell_plan]
     return PlanCells(
         index=np.arange(cell_cards.size),
@@ -106,7 +109,7 @@ def cell_terms(arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray) 
         units=np.ceil(cell_cards / arrays.plan_unit_cards[cell_plan]),
         key_base=cell_plan * np.float64(PAIR_KEY_SPAN),
         cover_base=first + cell_plan,
-        expanded=_expanded(arrays, cell_plan, cell_cards, first),
+        expanded=_expanded(arrays, cell_plan, cell_cards, first, pruning),
     )
 
 

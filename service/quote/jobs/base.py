@@ -29,6 +29,7 @@ import numpy as np
 
 from schemas.quote import Communication, QuoteRequest, Task, Workload, WorkloadKind
 from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.base.paths import FastPaths
 from service.quote.model.scaling import ScalingColumns, ScalingCurve, speedup_columns
 from service.quote.model.tables import OfferTables
 
@@ -190,6 +191,7 @@ class JobKind(ABC):
         asked: AskedFor,
         rows: CandidateRows,
         speedups: SpeedupRule,
+        fast: FastPaths,
     ) -> Candidates:
         """The candidates the job is quoted at."""
 

@@ -18,6 +18,7 @@ import numpy as np
 from schemas.quote import QuoteRequest, Workload
 from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, IntArray
+from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
     ArrayKey,
     AskedFor,
@@ -111,7 +112,13 @@ class BatchJob(JobKind):
         )
 
     def candidates(
-        self, tables: OfferTables, job: Job, asked: AskedFor, rows: CandidateRows, speedups: SpeedupRule
+        self,
+        tables: OfferTables,
+        job: Job,
+        asked: AskedFor,
+        rows: CandidateRows,
+        speedups: SpeedupRule,
+        fast: FastPaths,
     ) -> Candidates:
         if asked.card_counts is not None:
             return AskedCounts(asked.card_counts)
@@ -125,6 +132,7 @@ class BatchJob(JobKind):
             rows.matching,
             rows.fewest_cards,
             asked.max_plan_cards,
+            lookup=fast.deadline_lookup,
         )
         deadline_cards.flags.writeable = False
         return SoldCountsByDeadline(asked.max_plan_cards, ArrayKey(deadline_cards))

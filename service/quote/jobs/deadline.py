@@ -68,8 +68,11 @@ def fewest_meeting_deadline(
     matching: BoolArray,
     fewest_cards: FloatArray,
     max_cards: int,
+    *,
+    lookup: bool = True,
 ) -> IntArray:
-    """``(rows,)``: each matching row's fewest cards that meet the deadline by expected hours, or 0."""
+    """``(rows,)``: each matching row's fewest cards that meet the deadline by expected hours, or 0
+    (``lookup`` False: every row by the search, the reference the lookup is tested against)."""
     last = np.minimum(np.trunc(tables.max_units * tables.unit_cards), max_cards).astype(np.int64)
     step = tables.count_step.astype(np.int64)
     # Past ``last`` every row answers 0, so the floor is capped there (a memory minimum may be huge).
@@ -78,6 +81,8 @@ def fewest_meeting_deadline(
     needed = one_card_hours / deadline_hours  # the expected speed-up that meets the deadline
     most_cards = max(int(last.max(initial=1)), 1)
     expected, rising = _expected_by_count(scaling.columns, most_cards)
+    if not lookup:
+        rising = np.zeros_like(rising)
     # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
     by_column = needed[tables.scaling_order]
     reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)

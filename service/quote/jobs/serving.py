@@ -24,6 +24,7 @@ import numpy as np
 from schemas.quote import QuoteRequest, Workload
 from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
     ArrayKey,
     AskedFor,
@@ -189,8 +190,15 @@ class ServingJob(JobKind):
         )
 
     def candidates(
-        self, tables: OfferTables, job: Job, asked: AskedFor, rows: CandidateRows, speedups: SpeedupRule
+        self,
+        tables: OfferTables,
+        job: Job,
+        asked: AskedFor,
+        rows: CandidateRows,
+        speedups: SpeedupRule,
+        fast: FastPaths,
     ) -> Candidates:
+        del speedups, fast
         return ReplicaPlacement(
             replicas=job.replicas,
             card_counts=asked.card_counts,
