@@ -1,0 +1,64 @@
+"""Every fast path answers exactly what the reference evaluation answers.
+
+``QuoteOptions.fast_paths`` switches each shortcut (``FastPaths``): sparse billing, plan pruning, the
+deadline lookup and top-k ranking. Switched off one at a time, and all together (the reference), the
+engine must give the same bytes for the same seeded requests over the same seeded catalogs, the ones that
+exercise each path: clusters selling up to 1,024 nodes (deadline lookups, sparse counts), vendors with
+day, week and month packages beside card-hours (combined plans with many combinations to prune), stale
+prices, filters that leave few offers, and requests the engine refuses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cache
+
+import pytest
+
+from schemas.quote import QuoteRequest
+from service.quote import FastPaths, QuoteOptions, Snapshot
+from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.seeded import answers, catalog, requests
+
+_SEEDS = (3, 11)
+_REQUESTS = 60
+
+
+@cache
+def _case(seed: int) -> tuple[Snapshot, list[QuoteRequest], list[bytes]]:
+    snapshot = catalog(seed)
+    quoted = list(requests(seed, _REQUESTS, snapshot))
+    return snapshot, quoted, answers(snapshot, quoted, QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S))
+
+
+def _off(**paths: bool) -> QuoteOptions:
+    return QuoteOptions(
+        now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=dataclasses.replace(FastPaths(), **paths)
+    )
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+@pytest.mark.parametrize("path", [field.name for field in dataclasses.fields(FastPaths)])
+def test_each_fast_path_answers_what_its_reference_answers(seed: int, path: str) -> None:
+    snapshot, quoted, fast = _case(seed)
+    assert answers(snapshot, quoted, _off(**{path: False})) == fast
+
+
+@pytest.mark.parametrize("seed", _SEEDS)
+def test_the_reference_evaluation_answers_what_the_fast_one_answers(seed: int) -> None:
+    snapshot, quoted, fast = _case(seed)
+    reference = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths.none())
+    assert answers(snapshot, quoted, reference) == fast
+
+
+def test_the_seeded_cases_reach_every_path() -> None:
+    """The comparison above means something only if the requests take the paths: quotes on clusters
+    past a machine, combined plans, deadlines met by the fewest cards, refusals, empty answers."""
+    snapshot, _, written = _case(_SEEDS[0])
+    joined = b"\n".join(written)
+    assert b'"pricing":"mixed"' in joined
+    assert b'"pricing":"node_hour"' in joined
+    assert b'"quotes":[]' in joined
+    assert any(line.startswith(b"422 ") for line in written)
+    assert sum(line.count(b'"rank":') for line in written) > 10 * len(written) // 2
+    assert len(snapshot.tables.plans) >= 6

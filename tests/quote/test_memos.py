@@ -1,0 +1,82 @@
+"""The engine's caches: bounded, least recently used out, hit when a request shape repeats, and never able to
+answer a request with what another one left behind."""
+
+from __future__ import annotations
+
+import msgspec
+
+from schemas.quote import QuoteRequest, Workload
+from service.quote import QuoteOptions, build_quote
+from service.quote.base.memo import BoundedMemo, Memos, MemoSlot
+from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.seeded import answers, catalog, requests
+
+OPTIONS = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S)
+
+
+def test_a_full_memo_drops_the_least_recently_used() -> None:
+    memo: BoundedMemo[str, int] = BoundedMemo(2)
+    made: list[str] = []
+
+    def make(key: str) -> int:
+        made.append(key)
+        return len(made)
+
+    for key in ("a", "b", "a", "c", "a", "b"):
+        memo.get(key, lambda key=key: make(key))  # type: ignore[misc]
+    # "b" was the least recently used when "c" came in; "a" stayed, so only "b" is made again.
+    assert made == ["a", "b", "c", "b"]
+    assert (memo.hits, memo.misses, len(memo)) == (2, 4, 2)
+
+
+def test_each_slot_keeps_its_own_cache_on_each_host() -> None:
+    first: MemoSlot[int, str] = MemoSlot("first", size=4)
+    second: MemoSlot[int, str] = MemoSlot("second", size=4)
+    host, other = Memos(), Memos()
+    first.of(host).get(1, lambda: "one")
+    assert second.of(host).get(1, lambda: "uno") == "uno"
+    assert first.of(other).get(1, lambda: "eins") == "eins"
+    assert host.stats() == {"first": (0, 1, 1), "second": (0, 1, 1)}
+
+
+def test_a_repeated_request_shape_reuses_its_layout_and_speedups() -> None:
+    snapshot = catalog(5)
+    build_quote(snapshot, QuoteRequest(workload=Workload(gpu_hours=48)), options=OPTIONS)
+    before = snapshot.tables.memos.stats()["layouts"]
+    # Another job of the same shape: other hours, a model, another language.
+    other = QuoteRequest(workload=Workload(gpu_hours=700, model_params_b=7, task="lora"), lang="zh")
+    build_quote(snapshot, other, options=OPTIONS)
+    hits, misses, _ = snapshot.tables.memos.stats()["layouts"]
+    assert (hits, misses) == (before[0] + 1, before[1])
+
+
+def test_deadline_layouts_are_kept_apart_and_reused_when_the_fewest_cards_repeat() -> None:
+    snapshot = catalog(5)
+    for hours in (48.0, 48.5):  # the same fewest cards meet 24 h for nearly the same job
+        request = QuoteRequest(workload=Workload(gpu_hours=hours), deadline_hours=24)
+        build_quote(snapshot, request, options=OPTIONS)
+    stats = snapshot.tables.memos.stats()
+    assert stats["job layouts"][:2] == (1, 1)
+    assert "layouts" not in stats  # a deadline's layouts never push the shared ones out
+
+
+def test_a_warm_snapshot_answers_every_request_as_a_fresh_one_does() -> None:
+    """Caches filled by hundreds of other requests (layouts, conversions, speed-ups, offer parts, texts)
+    give each request the answer a snapshot that never answered anything gives."""
+    warm = catalog(7)
+    asked = list(requests(7, 160, warm))
+    answers(warm, asked, OPTIONS)  # fill every cache
+    warm_answers = answers(warm, asked[::-1], OPTIONS)[::-1]
+    fresh_answers = [answers(catalog(7), [request], OPTIONS)[0] for request in asked[:40]]
+    assert warm_answers[:40] == fresh_answers
+    assert max(memo[2] for memo in warm.tables.memos.stats().values()) <= 4096  # bounded
+
+
+def test_an_answer_does_not_depend_on_what_the_response_before_it_wrote() -> None:
+    """Per-response sentences (stale ages, conversions, scaling notes) are written for this response only."""
+    snapshot = catalog(9)
+    first = QuoteRequest(workload=Workload(gpu_hours=96, reference_gpu="rtx4090"), lang="zh")
+    second = QuoteRequest(workload=Workload(gpu_hours=96, reference_gpu="h800"))
+    alone = msgspec.json.encode(build_quote(catalog(9), second, options=OPTIONS))
+    build_quote(snapshot, first, options=OPTIONS)
+    assert msgspec.json.encode(build_quote(snapshot, second, options=OPTIONS)) == alone
