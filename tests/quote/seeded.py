@@ -17,7 +17,16 @@ from typing import Any
 
 import msgspec
 
-from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, Pricing, TermPricing
+from schemas.offer import (
+    PERIOD_HOURS,
+    BundlePricing,
+    CardHourPricing,
+    NodeHourPricing,
+    Offer,
+    Pricing,
+    TermPeriod,
+    TermPricing,
+)
 from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import VendorStatus
 from service.errors import InvalidRequest
@@ -38,6 +47,7 @@ _GPUS = (
 _PLACES = (("shenzhen", "shenzhen"), ("jiangsu", "suzhou"), ("jiangsu", "nanjing"), ("jiangsu", "wuxi"))
 _MODELS = ("qwen2.5-7b", "qwen2.5-72b", "llama-3.1-70b", "qwen2.5-32b", "mixtral-8x7b", "nope-1b")
 _TASKS = ("inference", "lora", "qlora", "full_finetune", "pretrain")
+_PERIODS: tuple[TermPeriod, ...] = ("day", "week", "month")
 
 
 def _pricing(rng: random.Random, price: float, *, cluster: bool) -> Pricing:
@@ -71,8 +81,8 @@ def _pricing(rng: random.Random, price: float, *, cluster: bool) -> Pricing:
         return BundlePricing(
             cards=cards, cny_per_bundle_hour=round(price * cards * 0.92, 2), max_bundles=rng.choice((1, 2))
         )
-    period = rng.choice(("day", "week", "month"))
-    hours = {"day": 24, "week": 168, "month": 720}[period]
+    period: TermPeriod = rng.choice(_PERIODS)
+    hours = PERIOD_HOURS[period]
     cards = rng.choice((1, 8))
     return TermPricing(
         period=period,
@@ -125,14 +135,22 @@ def catalog(seed: int, offers: int = 240, *, clusters: int = 12, packaged_vendor
         rows.append(
             _offer(rng, 10_000 + at, vendor, CardHourPricing(cny_per_card_hour=base), gpu_at, place_at)
         )
-        for period, hours in (("day", 24), ("week", 168), ("month", 720)):
+        for period in _PERIODS:
+            hours = PERIOD_HOURS[period]
             for cards in (1, 8):
                 discount = {"day": 0.85, "week": 0.78, "month": 0.7}[period]
                 pricing = TermPricing(
                     period=period, cny_per_period=round(base * hours * cards * discount, 2), cards=cards
                 )
                 rows.append(
-                    _offer(rng, 20_000 + 10 * at + hours % 7 + cards, vendor, pricing, gpu_at, place_at)
+                    _offer(
+                        rng,
+                        20_000 + 100 * at + int(hours) % 7 * 10 + cards,
+                        vendor,
+                        pricing,
+                        gpu_at,
+                        place_at,
+                    )
                 )
     statuses = {row.vendor: VendorStatus(vendor=row.vendor, last_success_at=NOW) for row in rows}
     return Snapshot.of(rows, statuses, version=seed, built_at=NOW)
