@@ -100,6 +100,12 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     # traffic per GB): quotes add them when the request gives workload.dataset_gb.
     storage_cny_per_gb_day: NonNegativeMoney | None = None
     traffic_cny_per_gb: NonNegativeMoney | None = None
+    # The vendor's data-centre zone the stock is in, as the feed names it (南京B区, suzhou-1); empty when
+    # the feed lists no zones. ``city`` and ``region`` are the zone's (``adapters.places``).
+    zone: str = ""
+    # True when the zone names no city the service knows: ``city`` is then the vendor's configured one,
+    # which may not be where the stock is.
+    city_assumed: bool = False
 
 
 def offer_id(vendor: str, sku: str) -> str:
