@@ -12,6 +12,7 @@ from typing import Annotated, Literal, cast
 import msgspec
 
 __all__ = [
+    "TERM_PERIOD_HOURS",
     "BundlePricing",
     "CardHourPricing",
     "Interconnect",
@@ -22,6 +23,8 @@ __all__ = [
     "TermPeriod",
     "TermPricing",
     "headline_price_cny",
+    "max_cards_per_rental",
+    "normalized_cny_per_card_hour",
     "offer_id",
     "pricing_kind",
 ]
@@ -29,6 +32,8 @@ __all__ = [
 Interconnect = Literal["pcie", "nvlink", "infiniband", "roce", "ethernet"]
 PricingKind = Literal["card_hour", "node_hour", "bundle", "term"]
 TermPeriod = Literal["day", "week", "month"]
+# Hours a prepaid period covers (a month is 30 days), as the quote engine bills them.
+TERM_PERIOD_HOURS: dict[TermPeriod, float] = {"day": 24.0, "week": 168.0, "month": 720.0}
 
 PositiveMoney = Annotated[float, msgspec.Meta(gt=0)]
 NonNegativeMoney = Annotated[float, msgspec.Meta(ge=0)]
@@ -129,3 +134,38 @@ def headline_price_cny(pricing: Pricing) -> float:
             return pricing.cny_per_bundle_hour
         case TermPricing():
             return pricing.cny_per_period
+
+
+def normalized_cny_per_card_hour(pricing: Pricing) -> float:
+    """What one card-hour costs under each pricing model, unrounded, so offers compare across models: a
+    node-hour with its network and storage premiums over its cards, a bundle-hour over its cards, a
+    prepaid period over its hours and cards (a month ¥1,052 for one card: ¥1.46 per card-hour)."""
+    match pricing:
+        case CardHourPricing():
+            return pricing.cny_per_card_hour
+        case NodeHourPricing():
+            node_cny_per_hour = (
+                pricing.cny_per_node_hour
+                + pricing.network_premium_cny_per_node_hour
+                + pricing.storage_cny_per_node_hour
+            )
+            return node_cny_per_hour / pricing.cards_per_node
+        case BundlePricing():
+            return pricing.cny_per_bundle_hour / pricing.cards
+        case TermPricing():
+            return pricing.cny_per_period / TERM_PERIOD_HOURS[pricing.period] / pricing.cards
+
+
+def max_cards_per_rental(pricing: Pricing) -> int | None:
+    """The most cards one rental of the offer holds, as the quote engine plans them: a machine's cards,
+    every node of a cluster (``None`` when the vendor states no most nodes), every bundle, every card of a
+    per-card package or the one machine of a per-machine package."""
+    match pricing:
+        case CardHourPricing():
+            return pricing.max_cards
+        case NodeHourPricing():
+            return None if pricing.max_nodes is None else pricing.max_nodes * pricing.cards_per_node
+        case BundlePricing():
+            return pricing.cards * pricing.max_bundles
+        case TermPricing():
+            return pricing.max_units if pricing.cards == 1 else pricing.cards

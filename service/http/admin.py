@@ -13,7 +13,7 @@ from schemas.api import RefreshReport, VendorList
 from service.errors import Forbidden, Unauthorized
 from service.http.problems import problem_responses
 from service.services import Services
-from service.services.offers import vendor_freshness
+from service.services.freshness import vendor_freshness
 
 __all__ = ["AdminController", "check_admin_key"]
 
