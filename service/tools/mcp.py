@@ -39,6 +39,7 @@ from service.services.freshness import vendor_freshness
 from service.services.offers import OfferFilter, known_names, list_offers
 from service.settings import Settings
 from service.store.base import StoreUnavailable
+from service.tools._initialize_first import InitializeFirst
 from service.tools._stdio import draining_streams
 from service.tools.schema import ListOffersArgs, VendorStatusArgs, operation_description, tool_schema
 
@@ -207,7 +208,7 @@ def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServi
     ) -> types.CallToolResult:
         return await call_tool(ctx.lifespan_context, params.name, params.arguments)
 
-    return Server(
+    server = Server(
         "gpuquote",
         version=VERSION,
         instructions=_INSTRUCTIONS,
@@ -215,6 +216,8 @@ def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServi
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+    server.middleware.append(InitializeFirst())
+    return server
 
 
 async def run_stdio(settings: Settings, spec: Mapping[str, Any]) -> None:
