@@ -14,7 +14,7 @@ from schemas.api import GpuList, ListedOffer, OfferHistory, OfferPage, OfferSort
 from schemas.model import ModelList
 from schemas.offer import PricingKind
 from service.http.problems import problem_responses
-from service.names import QUERY_PARAMETERS
+from service.names import QUERY_PARAMETERS, NameQuery, resolve_names
 from service.services import Services
 from service.services.freshness import vendor_freshness
 from service.services.offers import (
@@ -22,6 +22,7 @@ from service.services.offers import (
     OFFER_PAGE_MAX,
     OfferFilter,
     find_offer,
+    known_names,
     list_offers,
     listed_offer,
 )
@@ -191,18 +192,34 @@ class CatalogController(Controller):
     @get(
         "/vendors",
         operation_id="list_vendors",
-        responses=problem_responses(503),
+        responses=problem_responses(400, 422, 503),
         summary="Vendor freshness",
         description="Each vendor's last success, last error, offer count, dropped rows, held-back prices "
         "and whether its prices are stale: never fetched, last success or any price it serves older than "
         "the price max age (a static feed's prices are as old as its `observed_at`). `oldest_price_at` and "
         "`oldest_price_age` (in words: `5.5 h`, `700 days`) tell how old its oldest price is, "
-        "`stale_offers` how many are past the max age, `cities` where its offers are.",
+        "`stale_offers` how many are past the max age, `cities` where its offers are. " + _FILTER_DOC,
     )
-    async def list_vendors(self, services: Services) -> VendorList:
+    async def list_vendors(
+        self,
+        services: Services,
+        request: Request[Any, Any, Any],
+        vendor: Annotated[list[str] | None, QueryParameter(description="Only this vendor id")] = None,
+    ) -> VendorList:
+        _reject_unknown_parameters(request, frozenset({"vendor"}))
         snapshot = await services.snapshots.current()
+        wanted = resolve_names(
+            NameQuery(vendors=vendor or ()),
+            known=known_names(snapshot, services.vendors),
+            catalog=services.catalog,
+            fields=QUERY_PARAMETERS,
+        ).vendors
         return vendor_freshness(
-            snapshot, services.vendors, now=datetime.now(UTC), max_age_s=services.settings.price_max_age_s
+            snapshot,
+            services.vendors,
+            now=datetime.now(UTC),
+            max_age_s=services.settings.price_max_age_s,
+            only=wanted,
         )
 
     @get(

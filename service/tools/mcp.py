@@ -33,7 +33,7 @@ from schemas.quote import QuoteRequest, QuoteResponse
 from service import VERSION
 from service.errors import GpuquoteError
 from service.inputs import convert_input
-from service.names import BODY_FIELDS, FieldNames, NameQuery, resolve_names
+from service.names import FieldNames, NameQuery, resolve_names
 from service.services import AppServices, build_services
 from service.services.freshness import vendor_freshness
 from service.services.offers import OfferFilter, known_names, list_offers
@@ -105,11 +105,12 @@ async def _list_offers(services: AppServices, args: ListOffersArgs) -> OfferPage
 
 async def _vendor_status(services: AppServices, args: VendorStatusArgs) -> VendorList:
     snapshot = await services.snapshots.current()
+    field = _field("vendor", "vendors", args.vendor, args.vendors)
     wanted = resolve_names(
-        NameQuery(vendors=args.vendors or ()),
+        NameQuery(vendors=_names(args.vendor, args.vendors)),
         known=known_names(snapshot, services.vendors),
         catalog=services.catalog,
-        fields=BODY_FIELDS,
+        fields=FieldNames(gpus="gpu", regions="region", cities="city", vendors=field),
     ).vendors
     return vendor_freshness(
         snapshot,

@@ -70,9 +70,10 @@ class ListOffersArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_f
 
 
 class VendorStatusArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    """Whose freshness to report; every vendor when left out."""
+    """Whose freshness to report, by ``GET /vendors``'s parameter name; every vendor when left out."""
 
-    vendors: FilterList | None = None
+    vendor: NameFilter | None = None
+    vendors: FilterList | None = None  # the earlier name; still accepted, merged with ``vendor``
 
 
 _QUOTE_NOTES = {
@@ -152,7 +153,10 @@ FIELD_NOTES: Mapping[type[msgspec.Struct], Mapping[str, str]] = {
         "cities": "Earlier name of `city` (a list); still accepted.",
         "vendors": "Earlier name of `vendor` (a list); still accepted.",
     },
-    VendorStatusArgs: {"vendors": "Only these vendor ids."},
+    VendorStatusArgs: {
+        "vendor": "Only these vendor ids (one or a list).",
+        "vendors": "Earlier name of `vendor` (a list); still accepted.",
+    },
 }
 
 

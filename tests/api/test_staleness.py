@@ -82,3 +82,23 @@ async def test_the_max_age_setting_decides_stale_alike_on_vendors_offers_and_quo
     assert vendor["oldest_price_age"] == "2 h"
     assert offer["stale"] is expected
     assert [quote.get("stale", False) for quote in quoted["quotes"]] == [expected]
+
+
+async def test_vendors_filter_by_the_same_name_over_http_and_mcp(tmp_path: Path) -> None:
+    services = build_services(listing_settings(tmp_path), store=MemoryPriceStore())
+    async with AsyncTestClient(create_app(services=services)) as client:
+        one = (await client.get("/vendors", params={"vendor": "JS-Yangzhou-Old"})).json()
+        unknown = await client.get("/vendors", params={"vendor": "js-nowhere"})
+        misspelt = await client.get("/vendors", params={"vendors": "js-yangzhou-old"})
+        by_name = await call_tool(services, "vendor_status", {"vendor": "js-yangzhou-old"})
+        by_earlier_name = await call_tool(services, "vendor_status", {"vendors": ["js-yangzhou-old"]})
+        unknown_tool = await call_tool(services, "vendor_status", {"vendor": ["js-nowhere"]})
+
+    assert [vendor["vendor"] for vendor in one["vendors"]] == ["js-yangzhou-old"]
+    assert by_name.structured_content == by_earlier_name.structured_content == one
+    assert unknown.status_code == 422
+    reason = "unknown vendor 'js-nowhere'; valid: js-changzhou-t, js-yangzhou-old"
+    assert unknown.json()["errors"] == [{"field": "vendor", "reason": reason, "in": "query"}]
+    assert [block.text for block in unknown_tool.content] == [f"vendor: {reason}"]  # type: ignore[union-attr]
+    assert misspelt.status_code == 400
+    assert misspelt.json()["errors"][0]["field"] == "vendors"
