@@ -18,9 +18,11 @@ reason. The rules:
   While none of a kind is known (nothing configured, nothing loaded) names are taken as written, so the
   answer is an empty result saying nothing is loaded rather than a refusal.
 - **Field names.** An error names the field the way the caller wrote it on that surface: the query
-  parameter on ``GET /offers`` (``gpu``, ``region``, ``city``, ``vendor``: ``QUERY_PARAMETERS``); the body
-  field on ``POST /quote`` and the tool argument in MCP, which are the same plural names (``gpus``,
-  ``regions``, ``cities``, ``vendors``: ``BODY_FIELDS``). Each caller passes its own ``FieldNames``.
+  parameter on ``GET /offers`` and ``GET /vendors`` and the argument of the ``list_offers`` and
+  ``vendor_status`` tools, which take the same names (``gpu``, ``region``, ``city``, ``vendor``:
+  ``QUERY_PARAMETERS``; the tools' earlier plural names when the caller used those); the body field on
+  ``POST /quote`` and the ``quote`` tool (``gpus``, ``regions``, ``cities``, ``vendors``:
+  ``BODY_FIELDS``). Each caller passes its own ``FieldNames``.
 
 Every refusal is an ``InvalidRequest`` (422) carrying that field name.
 """
