@@ -31,7 +31,7 @@ Row-level problems (an unknown GPU, a price that fails validation) are not excep
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,6 +41,7 @@ import httpx
 import msgspec
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
+from adapters.places import city_region, zone_city
 from schemas.offer import Interconnect, Offer, Pricing, offer_id
 from schemas.vendor import VendorConfig
 
@@ -157,6 +158,7 @@ class OfferBuilder:
         # Feeds repeat a handful of GPU names over many rows: normalize each spelling once.
         self._gpu_ids: dict[str, str | UnknownGpuName] = {}
         self._skus: set[str] = set()
+        self._zones: dict[tuple[str, ...], tuple[str, str, bool]] = {}
         self.offers: list[Offer] = []
         self.rejected: list[RejectedRow] = []
 
@@ -172,8 +174,14 @@ class OfferBuilder:
         interconnect: Interconnect = "pcie",
         available_cards: int | None = None,
         spot: bool = False,
+        zone: Sequence[str] = (),
     ) -> None:
-        """Validate one row (known GPU, amounts within bounds, a new SKU) and keep it, or record why not."""
+        """Validate one row (known GPU, amounts within bounds, a new SKU) and keep it, or record why not.
+
+        ``zone`` is the data-centre zone the row's stock is in, by every name the feed gives it (display
+        name first, then its id): the offer is placed in the zone's city (``adapters.places``), or, when
+        no name places it, in the vendor's city and marked ``city_assumed``.
+        """
         gpu_id = self._gpu_id(gpu_name)
         if isinstance(gpu_id, UnknownGpuName):
             self.reject(sku, "unknown_gpu", gpu_id.reason)
@@ -193,13 +201,14 @@ class OfferBuilder:
             self.reject(sku, "invalid_stock", f"available_cards={available_cards}")
             return
         self._skus.add(sku)
+        city, region, assumed = self._place(zone)
         self.offers.append(
             Offer(
                 id=offer_id(self._config.id, sku),
                 vendor=self._config.id,
                 sku=sku,
-                region=self._config.region,
-                city=self._config.city,
+                region=region,
+                city=city,
                 gpu=gpu_id,
                 gpu_memory_gb=self._catalog.get(gpu_id).memory_gb,
                 interconnect=interconnect,
@@ -209,8 +218,26 @@ class OfferBuilder:
                 available_cards=available_cards,
                 spot=spot,
                 label=self._config.label,
+                zone=_zone_label(zone),
+                city_assumed=assumed,
             )
         )
+
+    def _place(self, zone: Sequence[str]) -> tuple[str, str, bool]:
+        """(city, region, whether the city is assumed) for a row in ``zone``."""
+        config = self._config
+        if not any(zone):
+            return config.city, config.region, False
+        key = tuple(zone)
+        placed = self._zones.get(key)
+        if placed is None:
+            city = zone_city(zone, vendor_city=config.city)
+            if city is None:
+                placed = (config.city, config.region, True)
+            else:
+                placed = (city, city_region(city, config.region), False)
+            self._zones[key] = placed
+        return placed
 
     def _gpu_id(self, gpu_name: str) -> str | UnknownGpuName:
         known = self._gpu_ids.get(gpu_name)
@@ -224,6 +251,19 @@ class OfferBuilder:
 
     def result(self) -> FetchResult:
         return FetchResult(offers=self.offers, rejected=self.rejected)
+
+
+# A zone's name is vendor text shown on public routes: printable characters only, and bounded.
+_ZONE_LABEL_MAX_CHARS = 64
+
+
+def _zone_label(zone: Sequence[str]) -> str:
+    """The zone's first non-empty name, as shown: printable, spaces collapsed, at most 64 characters."""
+    for name in zone:
+        shown = " ".join("".join(ch if ch.isprintable() else " " for ch in name).split())
+        if shown:
+            return shown[:_ZONE_LABEL_MAX_CHARS]
+    return ""
 
 
 def build_client(timeout_s: float = 10.0) -> httpx.AsyncClient:

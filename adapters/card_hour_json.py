@@ -16,7 +16,10 @@ Recorded sample (``price`` is 1/1000 CNY per card-hour; stock is per data-centre
 
 Normalized: one ``card_hour`` offer per (SKU, region), sku ``<sku_id>-<region_id>``; 1980 milli-yuan is
 ¥1.98 per card-hour; ``idle_gpu_num`` is the offer's available cards; ``charge_unit`` is the billing
-granularity. A non-zero ``code`` is the API refusing the request and fails the feed (category
+granularity. Each region entry is a data-centre zone with its own city: ``region_name`` (苏州A区) then
+``region_id`` (wuxi-b) place it (``adapters.places``), so 无锡B区's stock is in Wuxi whatever city the
+vendor is configured in; the offer's ``zone`` is the region's name. A zone that names no known city keeps
+the vendor's city and is marked ``city_assumed``. A non-zero ``code`` is the API refusing the request and fails the feed (category
 ``api_error``; the vendor's ``msg`` is not repeated in the error).
 """
 
@@ -91,6 +94,7 @@ def _add_sku(builder: OfferBuilder, raw: _RawSku) -> None:
             ),
             interconnect="nvlink" if raw.nvlink else "pcie",
             available_cards=region.idle_gpu_num,
+            zone=(region.region_name, region.region_id),
         )
 
 

@@ -15,7 +15,9 @@ is how many cards one machine of that type has, ``inventory`` how many of them a
 Normalized: one ``card_hour`` offer per (GPU, machine size, region), sku
 ``<gpu_name>-<gpu_count>x-<region_name>`` slugged, billed per second, ``max_cards`` = ``gpu_count``.
 ¥/h = raw × 3600 / 1e6, so 550 is ¥1.98 per card-hour. The discount price is what a renter pays, so it
-is used when present, positive and below the list price (0 or null means no discount). ``next`` is
+is used when present, positive and below the list price (0 or null means no discount). Each region is a
+data-centre zone placed in its own city by its name (``suzhou-1`` → Suzhou, ``wuxi-2`` → Wuxi;
+``adapters.places``); a name that places it nowhere keeps the vendor's city, marked ``city_assumed``. ``next`` is
 followed (relative to the page) until null, within the first page's origin only; see
 ``adapters._source.read_pages`` for that and the loop guard.
 """
@@ -89,6 +91,7 @@ def _add_gpu(builder: OfferBuilder, raw: _RawGpu) -> None:
                 granularity_s=1,
             ),
             available_cards=region.inventory,
+            zone=(region.region_name,),
         )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Literal, get_args
 
 import msgspec
 
@@ -12,10 +12,13 @@ from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
 
 __all__ = [
+    "OFFER_SORTS",
     "GpuList",
     "Health",
+    "ListedOffer",
     "OfferHistory",
     "OfferPage",
+    "OfferSort",
     "Problem",
     "ProblemField",
     "Readiness",
@@ -25,12 +28,31 @@ __all__ = [
 ]
 
 
+# ``GET /offers?sort=``: a key, ascending; ``-key`` descending. price: ``cny_per_card_hour``; memory:
+# ``gpu_memory_gb``; cards: ``max_cards``; stock: ``available_cards``.
+OfferSort = Literal["price", "-price", "memory", "-memory", "cards", "-cards", "stock", "-stock"]
+OFFER_SORTS: tuple[OfferSort, ...] = get_args(OfferSort)
+
+
+class ListedOffer(Offer, kw_only=True, frozen=True, gc=False):
+    """An offer as the read routes list it: the stored offer plus what is derived when it is read."""
+
+    # One price per card-hour whatever the pricing model, rounded half-up to the fen: a node-hour with
+    # its premiums over its cards, a bundle-hour over its cards, a period over its hours and cards.
+    cny_per_card_hour: float
+    # The most cards one rental holds (every node, bundle or unit); null when the vendor sets no limit.
+    max_cards: int | None = None
+    # Fetched (or, for a static feed, observed) longer ago than ``PRICE_MAX_AGE_S``: quotes warn about it.
+    stale: bool = False
+
+
 class OfferPage(msgspec.Struct, kw_only=True):
-    items: list[Offer]
+    items: list[ListedOffer]
     total: int
     limit: int
     offset: int
     snapshot_version: int
+    price_max_age_s: float = 0.0
 
 
 class OfferHistory(msgspec.Struct, kw_only=True):

@@ -24,6 +24,8 @@ __all__ = [
     "TermPeriod",
     "TermPricing",
     "headline_price_cny",
+    "max_cards_per_rental",
+    "normalized_cny_per_card_hour",
     "offer_id",
     "pricing_kind",
 ]
@@ -32,7 +34,7 @@ Interconnect = Literal["pcie", "nvlink", "infiniband", "roce", "ethernet"]
 PricingKind = Literal["card_hour", "node_hour", "bundle", "term"]
 TermPeriod = Literal["day", "week", "month"]
 PERIOD_HOURS: Mapping[TermPeriod, float] = {"day": 24.0, "week": 168.0, "month": 720.0}
-"""Hours in each prepaid period: a month package is 30 days."""
+"""Hours in each prepaid period, as the quote engine bills them: a month package is 30 days."""
 
 PositiveMoney = Annotated[float, msgspec.Meta(gt=0)]
 NonNegativeMoney = Annotated[float, msgspec.Meta(ge=0)]
@@ -104,6 +106,12 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     # traffic per GB): quotes add them when the request gives workload.dataset_gb.
     storage_cny_per_gb_day: NonNegativeMoney | None = None
     traffic_cny_per_gb: NonNegativeMoney | None = None
+    # The vendor's data-centre zone the stock is in, as the feed names it (南京B区, suzhou-1); empty when
+    # the feed lists no zones. ``city`` and ``region`` are the zone's (``adapters.places``).
+    zone: str = ""
+    # True when the zone names no city the service knows: ``city`` is then the vendor's configured one,
+    # which may not be where the stock is.
+    city_assumed: bool = False
 
 
 def offer_id(vendor: str, sku: str) -> str:
@@ -127,3 +135,38 @@ def headline_price_cny(pricing: Pricing) -> float:
             return pricing.cny_per_bundle_hour
         case TermPricing():
             return pricing.cny_per_period
+
+
+def normalized_cny_per_card_hour(pricing: Pricing) -> float:
+    """What one card-hour costs under each pricing model, unrounded, so offers compare across models: a
+    node-hour with its network and storage premiums over its cards, a bundle-hour over its cards, a
+    prepaid period over its hours and cards (a month ¥1,052 for one card: ¥1.46 per card-hour)."""
+    match pricing:
+        case CardHourPricing():
+            return pricing.cny_per_card_hour
+        case NodeHourPricing():
+            node_cny_per_hour = (
+                pricing.cny_per_node_hour
+                + pricing.network_premium_cny_per_node_hour
+                + pricing.storage_cny_per_node_hour
+            )
+            return node_cny_per_hour / pricing.cards_per_node
+        case BundlePricing():
+            return pricing.cny_per_bundle_hour / pricing.cards
+        case TermPricing():
+            return pricing.cny_per_period / PERIOD_HOURS[pricing.period] / pricing.cards
+
+
+def max_cards_per_rental(pricing: Pricing) -> int | None:
+    """The most cards one rental of the offer holds, as the quote engine plans them: a machine's cards,
+    every node of a cluster (``None`` when the vendor states no most nodes), every bundle, every card of a
+    per-card package or the one machine of a per-machine package."""
+    match pricing:
+        case CardHourPricing():
+            return pricing.max_cards
+        case NodeHourPricing():
+            return None if pricing.max_nodes is None else pricing.max_nodes * pricing.cards_per_node
+        case BundlePricing():
+            return pricing.cards * pricing.max_bundles
+        case TermPricing():
+            return pricing.max_units if pricing.cards == 1 else pricing.cards

@@ -61,7 +61,8 @@ class QuarantinedPrice(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
-    """A vendor's freshness as stored; ``stale`` is derived when read, from the price max age.
+    """A vendor's freshness as stored; ``stale`` and the fields after it are derived when read: stale when
+    its last success or any of its prices is older than the price max age.
 
     ``last_error_category`` (``timeout``, ``http_status``, ``malformed``, ...) and ``last_error_at`` are
     public; ``last_error``, the detail, is shown only on the admin view (``GET /admin/vendors``) and in the
@@ -82,6 +83,15 @@ class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True
     drop_reasons: dict[str, int] = {}
     quarantined: list[QuarantinedPrice] = []
     stale: bool = False
+    # Derived when read, from the vendor's offers in the snapshot (never stored):
+    # when its oldest price was fetched or observed, how long ago that is in words ("3 h", "700 days"),
+    # how many of its prices are past the max age, the cities its offers are in, and how many offers
+    # keep the vendor's city because their zone names none the service knows.
+    oldest_price_at: datetime | None = None
+    oldest_price_age: str | None = None
+    stale_offers: int = 0
+    cities: list[str] = []
+    offers_city_assumed: int = 0
 
 
 class PriceChange(msgspec.Struct, kw_only=True, frozen=True):

@@ -7,6 +7,7 @@ Exceptions::
     ├── NotFound              404  an offer or vendor id that does not exist
     ├── Unauthorized          401  an admin route called without an API key
     ├── Forbidden             403  an admin route called with a wrong API key
+    │   └── AdminDisabled     403  an admin route called while no admin key is configured
     ├── RefreshBusy           409  another refresher holds the lock
     └── StoreUnreachable      503  the price store cannot be read and no snapshot is held
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 __all__ = [
+    "AdminDisabled",
     "Forbidden",
     "GpuquoteError",
     "InvalidRequest",
@@ -58,6 +60,12 @@ class Unauthorized(GpuquoteError):
 class Forbidden(GpuquoteError):
     status_code = 403
     title = "API key not accepted"
+
+
+class AdminDisabled(Forbidden):
+    """No key can open an admin route: none is configured (``GPUQUOTE_ADMIN_API_KEYS``)."""
+
+    title = "Admin is disabled"
 
 
 class RefreshBusy(GpuquoteError):

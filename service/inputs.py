@@ -31,6 +31,7 @@ from typing import Any, TypeAlias, TypeVar
 import msgspec
 from msgspec import inspect
 
+from schemas.api import OfferSort
 from schemas.offer import PricingKind
 from service.errors import InvalidRequest
 
@@ -254,7 +255,7 @@ def _reason(message: str, node: inspect.Type | None, *, key: bool) -> _Told:
 
 
 # Query parameters that take one of a fixed set of values, by name (Litestar's error carries no schema).
-_QUERY_VALUES: dict[str, Any] = {"pricing": PricingKind}
+_QUERY_VALUES: dict[str, Any] = {"pricing": PricingKind, "sort": OfferSort}
 
 
 def _failing_key(message: str, root: Any, data: Any, path: str) -> str | None:

@@ -12,13 +12,17 @@ reason. The rules:
   (``"RTX 4090"`` → ``rtx4090``). A name that fits several models is ambiguous, and the reason names them
   (``a100``: ``a100-80g`` (80 GB) or ``a100-40g`` (40 GB)); a name that fits none lists the catalog's ids.
 - **Regions, cities and vendors** come from one source, ``KnownNames``: the configured vendors, the
-  vendors the store holds a status for, and the snapshot's offers. An unknown name lists the valid ones.
+  vendors the store holds a status for, and the snapshot's offers, so a city any offer is in is known (a
+  Suzhou vendor's zone in Nanjing makes ``nanjing`` a city). An unknown name lists the valid ones. The
+  Chinese names and the region of each city are ``adapters.places``'s.
   While none of a kind is known (nothing configured, nothing loaded) names are taken as written, so the
   answer is an empty result saying nothing is loaded rather than a refusal.
 - **Field names.** An error names the field the way the caller wrote it on that surface: the query
-  parameter on ``GET /offers`` (``gpu``, ``region``, ``city``, ``vendor``: ``QUERY_PARAMETERS``); the body
-  field on ``POST /quote`` and the tool argument in MCP, which are the same plural names (``gpus``,
-  ``regions``, ``cities``, ``vendors``: ``BODY_FIELDS``). Each caller passes its own ``FieldNames``.
+  parameter on ``GET /offers`` and ``GET /vendors`` and the argument of the ``list_offers`` and
+  ``vendor_status`` tools, which take the same names (``gpu``, ``region``, ``city``, ``vendor``:
+  ``QUERY_PARAMETERS``; the tools' earlier plural names when the caller used those); the body field on
+  ``POST /quote`` and the ``quote`` tool (``gpus``, ``regions``, ``cities``, ``vendors``:
+  ``BODY_FIELDS``). Each caller passes its own ``FieldNames``.
 
 Every refusal is an ``InvalidRequest`` (422) carrying that field name.
 """
@@ -26,10 +30,11 @@ Every refusal is an ``InvalidRequest`` (422) carrying that field name.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from adapters.gpus import GpuCatalog, UnknownGpuName
+from adapters.places import PLACE_ALIASES, PLACE_NAMES_ZH
 from schemas.offer import Offer
 from schemas.vendor import VendorConfig, VendorStatus
 from service.errors import InvalidRequest
@@ -63,44 +68,6 @@ class FieldNames:
 
 QUERY_PARAMETERS = FieldNames(gpus="gpu", regions="region", cities="city", vendors="vendor")
 BODY_FIELDS = FieldNames(gpus="gpus", regions="regions", cities="cities", vendors="vendors")
-
-# Chinese place names (a trailing 省 or 市 is ignored) → the ids vendors files use. An alias only ever
-# resolves to a name that is otherwise known; it adds spellings, not places.
-PLACE_ALIASES: Mapping[str, str] = {
-    "江苏": "jiangsu",
-    "广东": "guangdong",
-    "深圳": "shenzhen",
-    "苏州": "suzhou",
-    "南京": "nanjing",
-    "无锡": "wuxi",
-    "常州": "changzhou",
-    "南通": "nantong",
-    "广州": "guangzhou",
-    "东莞": "dongguan",
-    # Cities a job's data is often kept in (``workload.data_city`` takes any city, offers or not).
-    "上海": "shanghai",
-    "北京": "beijing",
-    "杭州": "hangzhou",
-    "武汉": "wuhan",
-    "成都": "chengdu",
-    "重庆": "chongqing",
-    "天津": "tianjin",
-    "西安": "xian",
-    "合肥": "hefei",
-    "长沙": "changsha",
-    "郑州": "zhengzhou",
-    "青岛": "qingdao",
-    "宁波": "ningbo",
-    "厦门": "xiamen",
-    "贵阳": "guiyang",
-    "乌兰察布": "ulanqab",
-    "庆阳": "qingyang",
-    "中卫": "zhongwei",
-}
-
-
-# The other way, for prose: a place id → its Chinese name (``suzhou`` → 苏州).
-PLACE_NAMES_ZH: Mapping[str, str] = {place: chinese for chinese, place in PLACE_ALIASES.items()}
 
 
 def place_display_name(place: str, lang: str) -> str:

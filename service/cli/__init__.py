@@ -26,6 +26,7 @@ from service.logs import configure_logging, log_config
 from service.services import build_services
 from service.settings import Settings, SettingsError
 from service.store.base import StoreUnavailable
+from service.store.memory import MemoryPriceStore
 from service.tools.mcp import run_stdio
 from service.tools.schema import tools_document
 
@@ -117,7 +118,7 @@ def _progress_line(outcome: VendorRefresh) -> None:
     print(f"  {outcome.vendor:<24} {outcome.duration_s:6.2f} s  {detail}", flush=True)
 
 
-def _summary(report: RefreshReport) -> str:
+def _summary(report: RefreshReport, *, dry_run: bool = False) -> str:
     failed = [outcome.vendor for outcome in report.vendors if not outcome.ok]
     offers = sum(outcome.offers for outcome in report.vendors)
     lines = [
@@ -128,26 +129,41 @@ def _summary(report: RefreshReport) -> str:
             for o in report.vendors
         ),
         f"{len(report.vendors)} vendors, {len(failed)} failed, {offers} offers; "
-        f"store version {report.version}",
+        + ("dry run: nothing stored" if dry_run else f"store version {report.version}"),
     ]
     return "\n".join(lines)
+
+
+EMBEDDED_REFRESH = (
+    "gpuquote refresh: GPUQUOTE_REDIS_URL is not set, so the store would be this process's own memory: "
+    "prices fetched here vanish when it exits and no running server sees them. Set GPUQUOTE_REDIS_URL to "
+    "the Redis the servers share, or call POST /admin/refresh on the server (a server on the embedded "
+    "store refreshes itself with GPUQUOTE_REFRESH_INTERVAL_S); `gpuquote refresh --dry-run` fetches and "
+    "checks every feed without storing anything."
+)
 
 
 async def _refresh(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     configure_logging(settings.log_level)
-    services = build_services(settings)
+    # A dry run fetches into a store of its own that nobody reads; a real one needs the shared store.
+    store = MemoryPriceStore(history_max_entries=1) if args.dry_run else None
+    services = build_services(settings, store=store)
+    if not args.dry_run and services.store_kind == "memory":
+        await services.aclose()
+        print(EMBEDDED_REFRESH, file=sys.stderr)
+        return 2  # a configuration error: the documented code
     try:
-        print(
-            f"refreshing {'vendor ' + args.vendor if args.vendor else 'all enabled vendors'} ...", flush=True
-        )
+        what = "vendor " + args.vendor if args.vendor else "all enabled vendors"
+        dry = " (dry run: fetched and checked, nothing stored)" if args.dry_run else ""
+        print(f"refreshing {what}{dry} ...", flush=True)
         report = await services.refresher.refresh(args.vendor, wait_s=args.wait, on_progress=_progress_line)
     except RefreshBusy as busy:
         print(f"skipped: {busy.detail}")
         return 0
     finally:
         await services.aclose()
-    print(_summary(report))
+    print(_summary(report, dry_run=args.dry_run))
     return 0 if report.ok else 1
 
 
@@ -183,6 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     refresh = commands.add_parser("refresh", help="fetch vendor prices into the store now")
     refresh.add_argument("--vendor", help="refresh only this vendor id")
     refresh.add_argument("--wait", type=float, default=0.0, help="seconds to wait for a running refresh")
+    refresh.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="fetch and check every feed, store nothing (needs no GPUQUOTE_REDIS_URL)",
+    )
     refresh.set_defaults(handler=lambda args: asyncio.run(_refresh(args)))
 
     add_quote_parser(commands).set_defaults(handler=run_quote_command)

@@ -10,16 +10,21 @@ from litestar import Controller, get, post
 from litestar.params import HeaderParameter, QueryParameter
 
 from schemas.api import RefreshReport, VendorList
-from service.errors import Forbidden, Unauthorized
+from service.errors import AdminDisabled, Forbidden, Unauthorized
 from service.http.problems import problem_responses
 from service.services import Services
-from service.services.offers import vendor_freshness
+from service.services.freshness import vendor_freshness
 
 __all__ = ["AdminController", "check_admin_key"]
 
 
 def check_admin_key(presented: str | None, accepted: tuple[str, ...]) -> None:
-    """401 without a key, 403 with a wrong one. Every accepted key is compared, so timing tells nothing."""
+    """403 "admin is disabled" while no key is configured (no key could open it, so none is asked for);
+    else 401 without a key, 403 with a wrong one. Every accepted key is compared, so timing tells nothing."""
+    if not accepted:
+        raise AdminDisabled(
+            "admin is disabled: no admin API key is configured (set GPUQUOTE_ADMIN_API_KEYS to enable it)"
+        )
     if not presented:
         raise Unauthorized("send an admin API key in the X-API-Key header", field="X-API-Key")
     matched = False

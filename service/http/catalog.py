@@ -10,26 +10,44 @@ from litestar.exceptions import ValidationException
 from litestar.params import FromPath, QueryParameter
 
 from adapters.models import NAMED_MODELS
-from schemas.api import GpuList, OfferHistory, OfferPage, VendorList
+from schemas.api import GpuList, ListedOffer, OfferHistory, OfferPage, OfferSort, VendorList
 from schemas.model import ModelList
-from schemas.offer import Offer, PricingKind
+from schemas.offer import PricingKind
 from service.http.problems import problem_responses
-from service.names import QUERY_PARAMETERS
+from service.names import QUERY_PARAMETERS, NameQuery, resolve_names
 from service.services import Services
+from service.services.freshness import vendor_freshness
 from service.services.offers import (
     OFFER_PAGE_DEFAULT,
     OFFER_PAGE_MAX,
     OfferFilter,
     find_offer,
+    known_names,
     list_offers,
-    vendor_freshness,
+    listed_offer,
 )
 
 __all__ = ["CatalogController"]
 
 _FILTER_DOC = "Repeat the parameter to match any of several values. Unknown parameters are a 400."
-_OFFER_PARAMETERS = frozenset({"gpu", "region", "city", "vendor", "pricing", "limit", "offset"})
-_SINGLE_OFFER_PARAMETERS = frozenset({"limit", "offset"})
+_SINGLE_OFFER_PARAMETERS = frozenset(
+    {
+        "spot",
+        "min_cny_per_card_hour",
+        "max_cny_per_card_hour",
+        "min_gpu_memory_gb",
+        "min_cards",
+        "min_available_cards",
+        "sort",
+        "limit",
+        "offset",
+    }
+)
+_OFFER_PARAMETERS = frozenset({"gpu", "region", "city", "vendor", "pricing"}) | _SINGLE_OFFER_PARAMETERS
+_SORT_DOC = (
+    "Order: price (`cny_per_card_hour`), memory (`gpu_memory_gb`), cards (`max_cards`) or stock "
+    "(`available_cards`), ascending; `-price` etc. descending. Ties by offer id; unknown stock last."
+)
 
 
 def _reject_unknown_parameters(
@@ -68,7 +86,11 @@ class CatalogController(Controller):
         operation_id="list_offers",
         responses=problem_responses(400, 422, 503),
         summary="List normalized offers",
-        description="Current offers from every vendor, normalized to one schema, filterable and paged. "
+        description="Current offers from every vendor, normalized to one schema, filterable, sortable and "
+        "paged. Each carries `cny_per_card_hour` (one price per card-hour across pricing models: a node-hour "
+        "with its premiums over its cards, a bundle-hour over its cards, a prepaid period over its hours and "
+        "cards), `max_cards` (the most cards one rental holds) and `stale` (fetched or observed longer ago "
+        "than the price max age). Each offer is in the city of the data-centre zone its stock is in. "
         + _FILTER_DOC,
     )
     async def list_offers(
@@ -84,6 +106,26 @@ class CatalogController(Controller):
         city: Annotated[list[str] | None, QueryParameter(description="City, e.g. suzhou or 苏州")] = None,
         vendor: Annotated[list[str] | None, QueryParameter(description="Vendor id")] = None,
         pricing: Annotated[list[PricingKind] | None, QueryParameter(description="Pricing model")] = None,
+        spot: Annotated[
+            bool | None, QueryParameter(description="true: only spot (preemptible); false: no spot")
+        ] = None,
+        min_cny_per_card_hour: Annotated[
+            float | None, QueryParameter(ge=0, description="Lowest `cny_per_card_hour` (CNY)")
+        ] = None,
+        max_cny_per_card_hour: Annotated[
+            float | None, QueryParameter(gt=0, description="Highest `cny_per_card_hour` (CNY)")
+        ] = None,
+        min_gpu_memory_gb: Annotated[
+            int | None, QueryParameter(ge=1, description="Least memory per card, GB")
+        ] = None,
+        min_cards: Annotated[
+            int | None, QueryParameter(ge=1, description="Least `max_cards`: one rental holds this many")
+        ] = None,
+        min_available_cards: Annotated[
+            int | None,
+            QueryParameter(ge=0, description="Least stock; offers that publish no stock are left out"),
+        ] = None,
+        sort: Annotated[OfferSort | None, QueryParameter(description=_SORT_DOC)] = None,
         limit: Annotated[
             int, QueryParameter(ge=1, le=OFFER_PAGE_MAX, description="Page size")
         ] = OFFER_PAGE_DEFAULT,
@@ -97,6 +139,13 @@ class CatalogController(Controller):
             cities=city or (),
             vendors=vendor or (),
             pricing=pricing or (),
+            spot=spot,
+            min_cny_per_card_hour=min_cny_per_card_hour,
+            max_cny_per_card_hour=max_cny_per_card_hour,
+            min_gpu_memory_gb=min_gpu_memory_gb,
+            min_cards=min_cards,
+            min_available_cards=min_available_cards,
+            sort=sort,
         )
         return list_offers(
             snapshot,
@@ -106,6 +155,8 @@ class CatalogController(Controller):
             fields=QUERY_PARAMETERS,
             limit=limit,
             offset=offset,
+            now=datetime.now(UTC),
+            max_age_s=services.settings.price_max_age_s,
         )
 
     @get(
@@ -113,10 +164,12 @@ class CatalogController(Controller):
         operation_id="get_offer",
         responses=problem_responses(404, 503),
         summary="One offer",
-        description="The current normalized offer with this id (`<vendor>:<sku>`).",
+        description="The current normalized offer with this id (`<vendor>:<sku>`), with the same "
+        "`cny_per_card_hour`, `max_cards` and `stale` as `GET /offers`.",
     )
-    async def get_offer(self, services: Services, offer_id: FromPath[str]) -> Offer:
-        return find_offer(await services.snapshots.current(), offer_id)
+    async def get_offer(self, services: Services, offer_id: FromPath[str]) -> ListedOffer:
+        offer = find_offer(await services.snapshots.current(), offer_id)
+        return listed_offer(offer, now=datetime.now(UTC), max_age_s=services.settings.price_max_age_s)
 
     @get(
         "/offers/{offer_id:str}/history",
@@ -139,15 +192,34 @@ class CatalogController(Controller):
     @get(
         "/vendors",
         operation_id="list_vendors",
-        responses=problem_responses(503),
+        responses=problem_responses(400, 422, 503),
         summary="Vendor freshness",
         description="Each vendor's last success, last error, offer count, dropped rows, held-back prices "
-        "and whether its prices are stale.",
+        "and whether its prices are stale: never fetched, last success or any price it serves older than "
+        "the price max age (a static feed's prices are as old as its `observed_at`). `oldest_price_at` and "
+        "`oldest_price_age` (in words: `5.5 h`, `700 days`) tell how old its oldest price is, "
+        "`stale_offers` how many are past the max age, `cities` where its offers are. " + _FILTER_DOC,
     )
-    async def list_vendors(self, services: Services) -> VendorList:
+    async def list_vendors(
+        self,
+        services: Services,
+        request: Request[Any, Any, Any],
+        vendor: Annotated[list[str] | None, QueryParameter(description="Only this vendor id")] = None,
+    ) -> VendorList:
+        _reject_unknown_parameters(request, frozenset({"vendor"}))
         snapshot = await services.snapshots.current()
+        wanted = resolve_names(
+            NameQuery(vendors=vendor or ()),
+            known=known_names(snapshot, services.vendors),
+            catalog=services.catalog,
+            fields=QUERY_PARAMETERS,
+        ).vendors
         return vendor_freshness(
-            snapshot, services.vendors, now=datetime.now(UTC), max_age_s=services.settings.price_max_age_s
+            snapshot,
+            services.vendors,
+            now=datetime.now(UTC),
+            max_age_s=services.settings.price_max_age_s,
+            only=wanted,
         )
 
     @get(

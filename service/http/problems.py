@@ -212,7 +212,7 @@ _PROBLEM_DESCRIPTIONS = {
     400: "The body is not one readable JSON document (malformed, empty, nested too deeply, a key given "
     "twice), or an unknown query parameter; named in `errors`",
     401: "No API key sent",
-    403: "The API key is not accepted",
+    403: "The API key is not accepted, or admin is disabled (no admin key is configured)",
     404: "No such resource",
     409: "A refresh is already running",
     413: "Request body too large",

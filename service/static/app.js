@@ -360,6 +360,20 @@ async function loadModels() {
   }
 }
 
+/** The vendor's freshness in words: when it last fetched, how old its oldest price is, whether stale. */
+function vendorTitle(vendor) {
+  if (!vendor) return "";
+  const parts = [];
+  if (vendor.last_success_at) {
+    parts.push(translate(state.lang, "vendor_fetched", { when: timestamp(state.lang, vendor.last_success_at) }));
+  }
+  if (vendor.oldest_price_at) {
+    parts.push(translate(state.lang, "vendor_oldest_price", { age: age(state.lang, vendor.oldest_price_at) }));
+  }
+  if (vendor.stale) parts.push(translate(state.lang, "vendor_stale"));
+  return parts.join("; ");
+}
+
 async function loadChoices() {
   const extras = Promise.all([loadSchema(), loadModels()]);
   try {
@@ -373,13 +387,14 @@ async function loadChoices() {
     if (gpus.some((gpu) => gpu.id === DEFAULT_REFERENCE_GPU)) form.elements.reference_gpu.value = DEFAULT_REFERENCE_GPU;
     fillOptions(form.elements.gpus, gpuItems);
     fillSuggestions("region-names", vendors.map((vendor) => vendor.region));
-    fillSuggestions("city-names", vendors.map((vendor) => vendor.city));
+    // Offers are in the city of the zone their stock is in, which need not be the vendor's own.
+    fillSuggestions("city-names", vendors.flatMap((vendor) => [vendor.city, ...(vendor.cities || [])]));
     fillOptions(form.elements.vendors, vendors.map((vendor) => [vendor.vendor,
       `${vendor.name || vendor.vendor}${vendor.city ? ` (${vendor.city})` : ""}${vendor.stale ? " ⚠" : ""}`]));
     for (const option of form.elements.vendors.options) {
       const vendor = vendors.find((item) => item.vendor === option.value);
       if (vendor?.stale) option.classList.add("stale");
-      option.title = vendor?.last_success_at ? timestamp(state.lang, vendor.last_success_at) : "";
+      option.title = vendorTitle(vendor);
     }
   } catch (error) {
     document.getElementById("form-error").textContent = translate(state.lang, "request_failed", { reason: error.message });

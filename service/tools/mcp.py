@@ -16,7 +16,7 @@ is a protocol error. stdout carries the protocol: logs go to stderr.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,11 +33,13 @@ from schemas.quote import QuoteRequest, QuoteResponse
 from service import VERSION
 from service.errors import GpuquoteError
 from service.inputs import convert_input
-from service.names import BODY_FIELDS, NameQuery, resolve_names
+from service.names import FieldNames, NameQuery, resolve_names
 from service.services import AppServices, build_services
-from service.services.offers import OfferFilter, known_names, list_offers, vendor_freshness
+from service.services.freshness import vendor_freshness
+from service.services.offers import OfferFilter, known_names, list_offers
 from service.settings import Settings
 from service.store.base import StoreUnavailable
+from service.tools._initialize_first import InitializeFirst
 from service.tools._stdio import draining_streams
 from service.tools.schema import ListOffersArgs, VendorStatusArgs, operation_description, tool_schema
 
@@ -54,33 +56,61 @@ async def _quote(services: AppServices, request: QuoteRequest) -> QuoteResponse:
     return await services.quote(request)
 
 
+def _names(value: str | Sequence[str] | None, earlier: Sequence[str] | None) -> list[str]:
+    """One value or a list, and the same filter under its earlier plural name, as one any-of list."""
+    given = [value] if isinstance(value, str) else list(value or ())
+    return given + list(earlier or ())
+
+
+def _field(name: str, earlier: str, value: object, earlier_value: object) -> str:
+    """The argument an error names: the one the caller used (``gpu`` when both)."""
+    return earlier if earlier_value and not value else name
+
+
 async def _list_offers(services: AppServices, args: ListOffersArgs) -> OfferPage:
     snapshot = await services.snapshots.current()
     query = OfferFilter(
-        gpus=args.gpus or (),
-        regions=args.regions or (),
-        cities=args.cities or (),
-        vendors=args.vendors or (),
-        pricing=args.pricing or (),
+        gpus=_names(args.gpu, args.gpus),
+        regions=_names(args.region, args.regions),
+        cities=_names(args.city, args.cities),
+        vendors=_names(args.vendor, args.vendors),
+        pricing=[args.pricing] if isinstance(args.pricing, str) else list(args.pricing or ()),
+        spot=args.spot,
+        min_cny_per_card_hour=args.min_cny_per_card_hour,
+        max_cny_per_card_hour=args.max_cny_per_card_hour,
+        min_gpu_memory_gb=args.min_gpu_memory_gb,
+        min_cards=args.min_cards,
+        min_available_cards=args.min_available_cards,
+        sort=args.sort,
+    )
+    # The tool's arguments are GET /offers's parameters, so errors name them alike.
+    fields = FieldNames(
+        gpus=_field("gpu", "gpus", args.gpu, args.gpus),
+        regions=_field("region", "regions", args.region, args.regions),
+        cities=_field("city", "cities", args.city, args.cities),
+        vendors=_field("vendor", "vendors", args.vendor, args.vendors),
     )
     return list_offers(
         snapshot,
         query,
         catalog=services.catalog,
         vendors=services.vendors,
-        fields=BODY_FIELDS,  # the tool's arguments are named as the quote body's fields
+        fields=fields,
         limit=args.limit,
         offset=args.offset,
+        now=datetime.now(UTC),
+        max_age_s=services.settings.price_max_age_s,
     )
 
 
 async def _vendor_status(services: AppServices, args: VendorStatusArgs) -> VendorList:
     snapshot = await services.snapshots.current()
+    field = _field("vendor", "vendors", args.vendor, args.vendors)
     wanted = resolve_names(
-        NameQuery(vendors=args.vendors or ()),
+        NameQuery(vendors=_names(args.vendor, args.vendors)),
         known=known_names(snapshot, services.vendors),
         catalog=services.catalog,
-        fields=BODY_FIELDS,
+        fields=FieldNames(gpus="gpu", regions="region", cities="city", vendors=field),
     ).vendors
     return vendor_freshness(
         snapshot,
@@ -107,8 +137,10 @@ TOOLS: Mapping[str, _Tool] = {
         ListOffersArgs,
         OfferPage,
         _list_offers,
-        note="As a tool the filters are lists with plural names (`gpus`, `regions`, `cities`, `vendors`, "
-        "`pricing`); `GET /offers` takes the singular query parameter repeated (`city=suzhou&city=nanjing`).",
+        note="The arguments are `GET /offers`'s query parameters by the same names; where the route takes a "
+        "parameter repeated (`city=suzhou&city=nanjing`), the tool takes one value or a list "
+        '(`"city": ["suzhou", "nanjing"]`). The earlier plural names (`gpus`, `regions`, `cities`, '
+        "`vendors`) are still accepted.",
     ),
     "vendor_status": _Tool("list_vendors", VendorStatusArgs, VendorList, _vendor_status),
 }
@@ -177,7 +209,7 @@ def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServi
     ) -> types.CallToolResult:
         return await call_tool(ctx.lifespan_context, params.name, params.arguments)
 
-    return Server(
+    server = Server(
         "gpuquote",
         version=VERSION,
         instructions=_INSTRUCTIONS,
@@ -185,6 +217,8 @@ def build_server(settings: Settings, spec: Mapping[str, Any]) -> Server[AppServi
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
+    server.middleware.append(InitializeFirst())
+    return server
 
 
 async def run_stdio(settings: Settings, spec: Mapping[str, Any]) -> None:

@@ -20,8 +20,9 @@ from typing import Annotated, Any
 import msgspec
 
 from adapters import DEFAULT_GPU_CATALOG
+from schemas.api import OfferSort
 from schemas.offer import PricingKind
-from schemas.quote import FilterList, QuoteRequest
+from schemas.quote import FilterList, FilterName, QuoteRequest
 from service.services.offers import OFFER_PAGE_DEFAULT, OFFER_PAGE_MAX
 
 __all__ = [
@@ -39,22 +40,40 @@ JsonSchema = dict[str, Any]
 _GPU_IDS = ", ".join(sorted(DEFAULT_GPU_CATALOG.models))
 
 
-class ListOffersArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    """Which offers to list. Every filter is an any-of list; leave it out for no filter."""
+NameFilter = FilterName | FilterList
+PricingFilter = PricingKind | Annotated[list[PricingKind], msgspec.Meta(max_length=4)]
 
+
+class ListOffersArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """Which offers to list, by ``GET /offers``'s parameter names. A name filter takes one value or an
+    any-of list; leave a filter out for no filter."""
+
+    gpu: NameFilter | None = None
+    region: NameFilter | None = None
+    city: NameFilter | None = None
+    vendor: NameFilter | None = None
+    pricing: PricingFilter | None = None
+    spot: bool | None = None
+    min_cny_per_card_hour: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    max_cny_per_card_hour: Annotated[float, msgspec.Meta(gt=0)] | None = None
+    min_gpu_memory_gb: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    min_cards: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    min_available_cards: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    sort: OfferSort | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=OFFER_PAGE_MAX)] = OFFER_PAGE_DEFAULT
+    offset: Annotated[int, msgspec.Meta(ge=0)] = 0
+    # The names this tool took before it followed GET /offers; still accepted, merged with the above.
     gpus: FilterList | None = None
     regions: FilterList | None = None
     cities: FilterList | None = None
     vendors: FilterList | None = None
-    pricing: Annotated[list[PricingKind], msgspec.Meta(max_length=4)] | None = None
-    limit: Annotated[int, msgspec.Meta(ge=1, le=OFFER_PAGE_MAX)] = OFFER_PAGE_DEFAULT
-    offset: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 
 class VendorStatusArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    """Whose freshness to report; every vendor when left out."""
+    """Whose freshness to report, by ``GET /vendors``'s parameter name; every vendor when left out."""
 
-    vendors: FilterList | None = None
+    vendor: NameFilter | None = None
+    vendors: FilterList | None = None  # the earlier name; still accepted, merged with ``vendor``
 
 
 _QUOTE_NOTES = {
@@ -112,15 +131,32 @@ _QUOTE_NOTES = {
 FIELD_NOTES: Mapping[type[msgspec.Struct], Mapping[str, str]] = {
     QuoteRequest: _QUOTE_NOTES,
     ListOffersArgs: {
-        "gpus": f"Only these GPU models (ids or vendor spellings). Ids: {_GPU_IDS}.",
-        "regions": "Only these regions, e.g. jiangsu, shenzhen.",
-        "cities": "Only these cities, e.g. suzhou, nanjing, shenzhen (also in Chinese: 苏州).",
-        "vendors": "Only these vendor ids (the `vendor_status` tool lists them).",
-        "pricing": "Only these billing models.",
+        "gpu": f"Only these GPU models (ids or vendor spellings; one or a list). Ids: {_GPU_IDS}.",
+        "region": "Only these regions, e.g. jiangsu, shenzhen (one or a list).",
+        "city": "Only offers in these cities, e.g. suzhou, nanjing (also in Chinese: 南京; one or a list). "
+        "An offer is in the city of the data-centre zone its stock is in.",
+        "vendor": "Only these vendor ids (the `vendor_status` tool lists them; one or a list).",
+        "pricing": "Only these billing models (one or a list).",
+        "spot": "true: only spot (preemptible) offers; false: leave them out.",
+        "min_cny_per_card_hour": "Only offers whose `cny_per_card_hour` (CNY per card-hour across pricing "
+        "models) is at least this.",
+        "max_cny_per_card_hour": "Only offers whose `cny_per_card_hour` is at most this, in CNY.",
+        "min_gpu_memory_gb": "Only GPUs with at least this much memory per card, in GB.",
+        "min_cards": "Only offers one rental of which holds at least this many cards (`max_cards`).",
+        "min_available_cards": "Only offers with at least this many cards in stock; offers that publish no "
+        "stock are left out.",
+        "sort": "Order: price, memory, cards or stock ascending; -price, -memory, -cards, -stock descending.",
         "limit": "Page size.",
         "offset": "Offers to skip, for the next page.",
+        "gpus": "Earlier name of `gpu` (a list); still accepted.",
+        "regions": "Earlier name of `region` (a list); still accepted.",
+        "cities": "Earlier name of `city` (a list); still accepted.",
+        "vendors": "Earlier name of `vendor` (a list); still accepted.",
     },
-    VendorStatusArgs: {"vendors": "Only these vendor ids."},
+    VendorStatusArgs: {
+        "vendor": "Only these vendor ids (one or a list).",
+        "vendors": "Earlier name of `vendor` (a list); still accepted.",
+    },
 }
 
 

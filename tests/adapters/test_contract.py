@@ -1,7 +1,8 @@
 """Every feed format, served from the loopback vendor, yields exactly the offers its recorded payload means.
 
 Amounts are checked in CNY as a user reads them (milli-yuan 1980 → ¥1.98 per card-hour, micro-yuan 550
-per second → ¥1.98 per hour), region and city come from the vendor config, GPU names are canonical.
+per second → ¥1.98 per hour), region and city come from the vendor config or, for a feed listing stock
+per data-centre zone, from the zone (无锡B区 is in Wuxi); GPU names are canonical.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def _offer(
     available_cards: int | None = None,
     region: str = "jiangsu",
     city: str = "suzhou",
+    zone: str = "",
 ) -> Offer:
     return Offer(
         id=f"js-test:{sku}",
@@ -51,6 +53,7 @@ def _offer(
         fetched_at=FETCHED_AT,
         source="(the feed URL)",
         available_cards=available_cards,
+        zone=zone,
     )
 
 
@@ -101,6 +104,7 @@ CASES = [
                 24,
                 CardHourPricing(cny_per_card_hour=1.98, max_cards=8, granularity_s=1),
                 available_cards=37,
+                zone="苏州A区",
             ),
             _offer(
                 "4090-pcie-wuxi-b",
@@ -108,6 +112,8 @@ CASES = [
                 24,
                 CardHourPricing(cny_per_card_hour=1.98, max_cards=8, granularity_s=1),
                 available_cards=0,
+                city="wuxi",  # the zone's city (无锡B区), not the vendor's
+                zone="无锡B区",
             ),
             _offer(
                 "a100-sxm-80g-suzhou-a",
@@ -116,6 +122,7 @@ CASES = [
                 CardHourPricing(cny_per_card_hour=6.7, max_cards=8, granularity_s=60),
                 interconnect="nvlink",
                 available_cards=5,
+                zone="苏州A区",
             ),
             _offer(
                 "h20-96g-wuxi-b",
@@ -124,6 +131,8 @@ CASES = [
                 CardHourPricing(cny_per_card_hour=7.0, max_cards=8, granularity_s=3600),
                 interconnect="nvlink",
                 available_cards=16,
+                city="wuxi",
+                zone="无锡B区",
             ),
         ],
     ),
@@ -138,6 +147,7 @@ CASES = [
                 24,
                 CardHourPricing(cny_per_card_hour=1.8, max_cards=8, granularity_s=1),
                 available_cards=42,
+                zone="suzhou-1",
             ),
             _offer(
                 "rtx-4090-8x-wuxi-2",
@@ -145,6 +155,8 @@ CASES = [
                 24,
                 CardHourPricing(cny_per_card_hour=1.98, max_cards=8, granularity_s=1),
                 available_cards=0,
+                city="wuxi",
+                zone="wuxi-2",
             ),
             # a "discount" above the price is ignored: 1945 µ¥/s = ¥7.002/h.
             _offer(
@@ -153,6 +165,7 @@ CASES = [
                 96,
                 CardHourPricing(cny_per_card_hour=7.002, max_cards=8, granularity_s=1),
                 available_cards=16,
+                zone="suzhou-1",
             ),
             # page 2; discount_price 0 means no discount.
             _offer(
@@ -161,6 +174,7 @@ CASES = [
                 80,
                 CardHourPricing(cny_per_card_hour=7.2, max_cards=8, granularity_s=1),
                 available_cards=3,
+                zone="suzhou-1",
             ),
             _offer(
                 "l20-4x-wuxi-2",
@@ -168,6 +182,8 @@ CASES = [
                 48,
                 CardHourPricing(cny_per_card_hour=3.96, max_cards=4, granularity_s=1),
                 available_cards=12,
+                city="wuxi",
+                zone="wuxi-2",
             ),
         ],
     ),

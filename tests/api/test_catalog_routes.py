@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -109,7 +110,15 @@ async def test_vendors_report_freshness(client: Client) -> None:
     }
     assert by_id["js-nanjing-ref"]["offer_count"] == 6
     assert by_id["js-nanjing-ref"]["last_success_at"]
-    assert by_id["js-nanjing-ref"].get("stale", False) is False
+    # The reference catalog was observed on 2025-01-01 (its observed_at): every price is past the max age,
+    # so every vendor is stale here as in every quote, however recent its last success.
+    nanjing = by_id["js-nanjing-ref"]
+    assert nanjing["stale"] is True
+    assert nanjing["stale_offers"] == 6
+    assert nanjing["oldest_price_at"] == "2024-12-31T16:00:00Z"
+    assert re.fullmatch(r"\d{1,3}(,\d{3})* days", nanjing["oldest_price_age"]), nanjing["oldest_price_age"]
+    assert nanjing["cities"] == ["nanjing"]
+    assert all(vendor["stale"] for vendor in body["vendors"])
 
 
 async def test_gpu_catalog(client: Client) -> None:

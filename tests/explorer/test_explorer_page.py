@@ -179,3 +179,20 @@ def test_stale_prices_are_marked_in_the_table_and_the_plot(page: Page, stale_bas
     expect(stale_row.locator(".badge-stale")).to_have_text("stale")
     assert page.locator(f'#plot-area circle.point.stale[data-quote-id="{HOURLY_ONE}"]').count() == 1
     expect(page.locator("#warnings")).not_to_be_empty()
+
+
+def test_vendor_choices_show_the_reference_catalog_stale_with_its_age_in_days(
+    page: Page, base_url: str
+) -> None:
+    open_explorer(page, base_url)
+    option = page.locator('#vendors option[value="js-suzhou-ref"]')
+    expect(option).to_have_class(re.compile(r"\bstale\b"))
+    assert option.inner_text().endswith("⚠")
+    title = option.get_attribute("title") or ""
+    assert re.search(r"oldest price observed \d+ days ago", title), title
+    assert "prices stale" in title
+
+    page.goto(base_url + "/?lang=zh")
+    expect(page.locator("#quote-form")).to_have_attribute("data-ready", "true")
+    title_zh = page.locator('#vendors option[value="js-suzhou-ref"]').get_attribute("title") or ""
+    assert re.search(r"最早的价格观测于 \d+ 天前", title_zh), title_zh

@@ -27,18 +27,18 @@ def listed(page: dict[str, Any]) -> tuple[Any, ...]:
 
 async def test_names_limits_and_reasons_match_the_http_routes(http: Client) -> None:
     async with server() as mcp:
-        by_region = await mcp.call_tool("list_offers", {"regions": ["Jiangsu"], "limit": 1000})
-        by_vendor = await mcp.call_tool("list_offers", {"vendors": ["JS-SUZHOU-REF"]})
+        by_region = await mcp.call_tool("list_offers", {"region": "Jiangsu", "limit": 1000})
+        by_vendor = await mcp.call_tool("list_offers", {"vendor": ["JS-SUZHOU-REF"]})
         quoted = await mcp.call_tool(
             "quote", {"workload": {"gpu_hours": 48}, "regions": ["Jiangsu"], "vendors": ["JS-SUZHOU-REF"]}
         )
         over_limit = await mcp.call_tool("list_offers", {"limit": 1001})
         ambiguous = [
-            await mcp.call_tool("list_offers", {"gpus": ["a100"]}),
+            await mcp.call_tool("list_offers", {"gpu": "a100"}),
             await mcp.call_tool("quote", {"workload": {"gpu_hours": 1}, "gpus": ["a100"]}),
         ]
         unknown_region = [
-            await mcp.call_tool("list_offers", {"regions": ["Beijing"]}),
+            await mcp.call_tool("list_offers", {"region": ["Beijing"]}),
             await mcp.call_tool("quote", {"workload": {"gpu_hours": 1}, "regions": ["Beijing"]}),
         ]
         status = await mcp.call_tool("vendor_status", {"vendors": [" JS-Suzhou-Ref"]})
@@ -66,11 +66,18 @@ async def test_names_limits_and_reasons_match_the_http_routes(http: Client) -> N
 
     http_ambiguous = (await http.get("/offers", params={"gpu": "a100"})).json()["errors"][0]["reason"]
     assert "a100-80g (80 GB) or a100-40g (40 GB)" in http_ambiguous
-    assert [texts(result) for result in ambiguous] == [[f"gpus: {http_ambiguous}"]] * 2
+    # Each surface names its own field: the route's and the tool's parameter, the quote body's field.
+    assert [texts(result) for result in ambiguous] == [
+        [f"gpu: {http_ambiguous}"],
+        [f"gpus: {http_ambiguous}"],
+    ]
 
     http_unknown = (await http.get("/offers", params={"region": "Beijing"})).json()["errors"][0]["reason"]
     assert http_unknown == "unknown region 'Beijing'; valid: jiangsu, shenzhen"
-    assert [texts(result) for result in unknown_region] == [[f"regions: {http_unknown}"]] * 2
+    assert [texts(result) for result in unknown_region] == [
+        [f"region: {http_unknown}"],
+        [f"regions: {http_unknown}"],
+    ]
 
     assert not status.is_error, texts(status)
     assert [vendor["vendor"] for vendor in status.structured_content["vendors"]] == ["js-suzhou-ref"]

@@ -46,12 +46,14 @@ async def test_quote_mistakes_read_the_same_over_mcp_and_http(http: Client) -> N
 
 async def test_an_unknown_argument_lists_the_valid_ones(http: Client) -> None:
     async with server() as mcp:
-        unknown = await mcp.call_tool("list_offers", {"city": ["suzhou"]})
+        unknown = await mcp.call_tool("list_offers", {"cites": ["suzhou"]})
         unknown_quote_field = await mcp.call_tool("quote", {"workload": {"gpu_hours": 48}, "colour": "red"})
 
     assert unknown.is_error
     assert texts(unknown) == [
-        "city: unknown field; valid fields: gpus, regions, cities, vendors, pricing, limit, offset"
+        "cites: unknown field; valid fields: gpu, region, city, vendor, pricing, spot, min_cny_per_card_hour, "
+        "max_cny_per_card_hour, min_gpu_memory_gb, min_cards, min_available_cards, sort, limit, offset, "
+        "gpus, regions, cities, vendors"
     ]
     http_unknown = (await http.post("/quote", json={"workload": {"gpu_hours": 48}, "colour": "red"})).json()
     assert texts(unknown_quote_field) == [http_unknown["detail"]]
@@ -62,13 +64,15 @@ async def test_an_unknown_argument_lists_the_valid_ones(http: Client) -> None:
 
 async def test_list_offers_by_city_is_get_offers_by_city(http: Client) -> None:
     async with server() as mcp:
-        by_city = await mcp.call_tool("list_offers", {"cities": ["Suzhou"]})
-        in_chinese = await mcp.call_tool("list_offers", {"cities": ["苏州市"]})
+        by_city = await mcp.call_tool("list_offers", {"city": "Suzhou"})
+        in_chinese = await mcp.call_tool("list_offers", {"city": ["苏州市"]})
+        by_earlier_name = await mcp.call_tool("list_offers", {"cities": ["suzhou"]})
         quoted = await mcp.call_tool("quote", {"workload": {"gpu_hours": 48}, "cities": ["苏州"]})
 
     page = (await http.get("/offers", params={"city": "suzhou"})).json()
     assert not by_city.is_error, texts(by_city)
     assert listed(by_city.structured_content) == listed(in_chinese.structured_content) == listed(page)
+    assert listed(by_earlier_name.structured_content) == listed(page)
     # The Suzhou reference vendor's four offers, and nothing from another city.
     assert page["total"] == 4
     assert {item["city"] for item in page["items"]} == {"suzhou"}

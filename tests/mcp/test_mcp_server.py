@@ -99,13 +99,16 @@ async def test_offers_vendors_and_mistakes_the_model_can_correct() -> None:
     assert hourly["gpu"] == "rtx4090"
     assert hourly["pricing"]["kind"] == "card_hour"
     assert hourly["pricing"]["cny_per_card_hour"] == 8.0
+    assert (hourly["cny_per_card_hour"], hourly["stale"]) == (8.0, True)
 
     assert not vendors.is_error, texts(vendors)
     (suzhou,) = vendors.structured_content["vendors"]
     assert suzhou["vendor"] == "js-suzhou-ref"
     assert suzhou["offer_count"] == 4
     assert suzhou["last_success_at"]
-    assert not suzhou.get("stale", False)
+    # The reference catalog's prices were observed long ago: stale here as in every quote.
+    assert suzhou["stale"] is True
+    assert suzhou["oldest_price_age"].endswith(" days")
 
     assert negative.is_error
     assert texts(negative) == ["workload.gpu_hours: must be a number ≥ 0.001"]
