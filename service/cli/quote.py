@@ -21,10 +21,11 @@ import msgspec
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.cli.texts import table_text
 from service.errors import InvalidRequest
 from service.inputs import convert_input
 from service.names import gpu_display_name
-from service.quote import format_cny, hours_text, join_text, text
+from service.quote.prose import format_cny, hours_text, join_text, text
 from service.services import build_services
 from service.settings import Settings
 
@@ -196,13 +197,13 @@ def _pad(cell: str, width: int) -> str:
 
 def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
     marks = [
-        text(f"table_{name}", lang)
+        table_text(f"table_{name}", lang)
         for name, quote_id in (("cheapest", response.cheapest), ("fastest", response.fastest),
                                ("recommended", response.recommended))
         if quote_id == quote.id
     ]  # fmt: skip
     if quote.warnings:
-        marks.append(text("table_warnings", lang, count=len(quote.warnings)))
+        marks.append(table_text("table_warnings", lang, count=len(quote.warnings)))
     return join_text("join_list", marks, lang)
 
 
@@ -216,9 +217,9 @@ def format_table(
 ) -> str:
     """The ranked quotes as a plain-text table, then the summary, warnings and exclusions, in ``lang``;
     GPUs as people write them (``RTX 4090``)."""
-    header = tuple(text(f"table_{name}", lang) for name in _COLUMNS)
+    header = tuple(table_text(f"table_{name}", lang) for name in _COLUMNS)
     rows = [header]
-    mark = text("table_illustrative_mark", lang)
+    mark = table_text("table_illustrative_mark", lang)
     for quote in response.quotes:
         # An illustrative reference price is marked on its row and explained under the table.
         offer = quote.offer_id + mark if quote.label == ILLUSTRATIVE_LABEL else quote.offer_id
@@ -235,20 +236,20 @@ def format_table(
         "  ".join(_pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
     ]
     if not response.quotes:
-        lines = [text("table_no_quotes", lang)]
+        lines = [table_text("table_no_quotes", lang)]
     if any(quote.label == ILLUSTRATIVE_LABEL for quote in response.quotes):
-        lines.append(text("table_illustrative_note", lang))
+        lines.append(table_text("table_illustrative_note", lang))
     lines += ["", response.summary]
-    lines += [text("table_warning", lang, warning=warning) for warning in response.warnings]
+    lines += [table_text("table_warning", lang, warning=warning) for warning in response.warnings]
     excluded = msgspec.structs.asdict(response.excluded)
     counted = join_text(
         "join_list",
-        (text("table_excluded", lang, reason=text(f"table_reason_{reason}", lang), count=count)
+        (table_text("table_excluded", lang, reason=table_text(f"table_reason_{reason}", lang), count=count)
          for reason, count in excluded.items() if count),
         lang,
     )  # fmt: skip
-    excluded_text = counted or text("table_excluded_none", lang)
-    lines.append(text("table_footer", lang, excluded=excluded_text, version=response.snapshot.version))
+    excluded_text = counted or table_text("table_excluded_none", lang)
+    lines.append(table_text("table_footer", lang, excluded=excluded_text, version=response.snapshot.version))
     return "\n".join(lines)
 
 

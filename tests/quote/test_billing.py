@@ -8,7 +8,7 @@ import pytest
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Pricing, TermPricing
 from schemas.quote import Quote, QuoteResponse
 from service.quote import build_quote
-from service.quote.model.billing import billed_hours
+from service.quote.model import billed_hours
 from tests.quote.factories import offer, options, request, snapshot
 
 

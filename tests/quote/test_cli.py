@@ -10,7 +10,7 @@ import pytest
 
 from schemas.offer import CardHourPricing
 from service.cli.quote import add_quote_parser, build_request, format_table
-from service.quote.engine import build_quote
+from service.quote import build_quote
 from tests.quote.factories import offer, options, request, snapshot
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.quote.model.memory import memory_needed_gb, min_cards
+from service.quote.model import memory_needed_gb, min_cards
 
 
 @pytest.mark.parametrize(

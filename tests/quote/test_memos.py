@@ -7,7 +7,7 @@ import msgspec
 
 from schemas.quote import QuoteRequest, Workload
 from service.quote import QuoteOptions, build_quote
-from service.quote.base.memo import BoundedMemo, Memos, MemoSlot
+from service.quote.base import BoundedMemo, Memos, MemoSlot
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
 

@@ -10,7 +10,7 @@ from schemas.offer import CardHourPricing, Offer
 from schemas.quote import QuoteRequest, QuoteResponse, Workload
 from service.errors import InvalidRequest
 from service.quote import build_quote
-from service.quote.model.memory import memory_needed_gb
+from service.quote.model import memory_needed_gb
 from tests.quote.factories import offer, options, snapshot
 
 RTX4090 = offer("js-suzhou", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0))

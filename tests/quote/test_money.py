@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.quote.base.money import cents_array, format_cny, round_cny, round_hours
+from service.quote.base import cents_array, format_cny, round_cny, round_hours
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer
 from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import build_quote
-from service.quote.model.scaling import speedup_range
+from service.quote.model import speedup_range
 from tests.quote.factories import GPU_MEMORY_GB, offer, options, request, snapshot
 from tests.quote.strategies import card_counts, catalogs, pricings, requests
 

@@ -9,7 +9,7 @@ import pytest
 from schemas.offer import Interconnect
 from schemas.quote import Communication
 from service.errors import InvalidRequest
-from service.quote.model.scaling import (
+from service.quote.model import (
     IN_MACHINE_CURVES,
     PROFILES,
     ScalingCurve,

@@ -22,7 +22,7 @@ from schemas.quote import QuoteRequest, QuoteResponse, Workload
 from service.app import create_app
 from service.errors import InvalidRequest
 from service.quote import build_quote
-from service.quote.model.memory import MAX_MEMORY_USE, bytes_per_param_at
+from service.quote.model import MAX_MEMORY_USE, bytes_per_param_at
 from service.services import build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore

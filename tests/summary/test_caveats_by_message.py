@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from service.quote import Snapshot, build_quote
-from service.quote.prose.texts import TEMPLATES
+from service.quote.prose import TEMPLATES
 from tests.quote.factories import NOW, offer, options, request, snapshot
 
 # 48 h on 3 × RTX 4090: expected 19.95 h for a 20 h deadline, up to 20.99 h at the low speed-up.

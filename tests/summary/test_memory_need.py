@@ -8,7 +8,7 @@ from litestar.testing import AsyncTestClient
 
 from schemas.offer import CardHourPricing
 from service.app import create_app
-from service.quote.engine import build_quote
+from service.quote import build_quote
 from service.services import build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore

@@ -9,7 +9,7 @@ import pytest
 from schemas.offer import CardHourPricing
 from schemas.quote import Lang, QuoteResponse
 from service.cli.quote import format_table
-from service.quote.engine import build_quote
+from service.quote import build_quote
 from tests.quote.factories import offer, options, request, snapshot
 
 

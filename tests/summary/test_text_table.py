@@ -17,8 +17,8 @@ import pytest
 
 from schemas.offer import PricingKind, TermPeriod
 from schemas.quote import Excluded, Lang
-from service.quote.prose.empty import empty_summary
-from service.quote.prose.texts import TEMPLATES, join_text, text
+from service.cli.texts import TABLE_TEMPLATES
+from service.quote.prose import TEMPLATES, empty_summary, join_text, text
 
 LANGS: tuple[Lang, ...] = get_args(Lang)
 
@@ -49,8 +49,11 @@ def problems(table: Mapping[str, Mapping[Lang, str]]) -> list[str]:
     return found
 
 
-def test_every_message_has_every_language_with_the_same_fields() -> None:
-    assert problems(TEMPLATES) == []
+@pytest.mark.parametrize("table", [TEMPLATES, TABLE_TEMPLATES], ids=["engine", "command line"])
+def test_every_message_has_every_language_with_the_same_fields(
+    table: Mapping[str, Mapping[Lang, str]],
+) -> None:
+    assert problems(table) == []
 
 
 @pytest.mark.parametrize(
@@ -76,15 +79,16 @@ def test_the_check_catches_a_broken_message(table: dict[str, dict[Lang, str]], p
     [
         *(f"pricing_{kind}" for kind in get_args(PricingKind)),
         *(f"period_{period}" for period in get_args(TermPeriod)),
-        *(
-            f"{prefix}_{reason}"
-            for prefix in ("reason", "hint", "table_reason")
-            for reason in Excluded.__struct_fields__
-        ),
+        *(f"{prefix}_{reason}" for prefix in ("reason", "hint") for reason in Excluded.__struct_fields__),
     ],
 )
 def test_every_looked_up_name_has_a_message(key: str) -> None:
     assert set(TEMPLATES.get(key, {})) == set(LANGS), key
+
+
+@pytest.mark.parametrize("reason", Excluded.__struct_fields__)
+def test_every_exclusion_reason_has_a_table_column_word(reason: str) -> None:
+    assert set(TABLE_TEMPLATES.get(f"table_reason_{reason}", {})) == set(LANGS), reason
 
 
 @pytest.mark.parametrize("lang", LANGS)

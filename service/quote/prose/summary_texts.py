@@ -1,4 +1,4 @@
-"""The summary's and the CLI table's messages, in English and Chinese (merged into ``_texts.TEMPLATES``).
+"""The summary's messages, in English and Chinese (merged into ``texts.TEMPLATES``).
 
 The same rules as the rest of the table: one ``en`` and one ``zh`` template per id, with the same
 ``str.format`` fields, numbers formatted before they arrive.
@@ -199,37 +199,4 @@ SUMMARY_TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "widen the GPU, region, city, vendor or pricing filters",
         "zh": "放宽 GPU、地区、城市、服务商或计费方式的筛选",
     },
-    # The CLI's table (``gpuquote quote``).
-    "table_rank": {"en": "#", "zh": "#"},
-    "table_gpu": {"en": "gpu", "zh": "GPU"},
-    "table_cards": {"en": "cards", "zh": "卡数"},
-    "table_offer": {"en": "offer", "zh": "报价"},
-    "table_pricing": {"en": "pricing", "zh": "计费"},
-    "table_hours": {"en": "hours", "zh": "小时"},
-    "table_cost": {"en": "cost", "zh": "费用"},
-    "table_card_hour": {"en": "¥/card-h", "zh": "¥/卡时"},
-    "table_notes": {"en": "notes", "zh": "备注"},
-    "table_cheapest": {"en": "cheapest", "zh": "最便宜"},
-    "table_fastest": {"en": "fastest", "zh": "最快"},
-    "table_recommended": {"en": "recommended", "zh": "推荐"},
-    "table_warnings": {"en": "{count} warning(s)", "zh": "{count} 条警告"},
-    "table_no_quotes": {"en": "no quotes", "zh": "没有报价"},
-    "table_warning": {"en": "warning: {warning}", "zh": "警告：{warning}"},
-    "table_illustrative_mark": {"en": "*", "zh": "*"},
-    "table_illustrative_note": {
-        "en": "* illustrative reference price from a public article, not a live quote",
-        "zh": "* 示意参考价，取自公开文章，并非实时报价",
-    },
-    "table_excluded": {"en": "{reason} {count}", "zh": "{reason} {count} 个"},
-    "table_excluded_none": {"en": "none", "zh": "无"},
-    "table_footer": {
-        "en": "excluded candidates: {excluded}; snapshot version {version}",
-        "zh": "排除的候选：{excluded}；快照版本 {version}",
-    },
-    "table_reason_memory": {"en": "memory", "zh": "显存"},
-    "table_reason_capacity": {"en": "capacity", "zh": "卡数/库存"},
-    "table_reason_deadline": {"en": "deadline", "zh": "期限"},
-    "table_reason_budget": {"en": "budget", "zh": "预算"},
-    "table_reason_stale": {"en": "stale", "zh": "价格过期"},
-    "table_reason_filters": {"en": "filters", "zh": "筛选条件"},
 }

@@ -4,20 +4,31 @@ Each message id maps to an ``en`` and a ``zh`` template using the same ``str.for
 are formatted before they get here (``format_cny``, ``hours_text``) so both languages show the same
 figures. Code picks which messages to say, in what order and with which fields; how a language words,
 punctuates and joins them lives here (``join_sentences``, ``join_list``), so a rewording is a table edit.
-The summary's and the CLI table's messages are kept in ``_texts_summary`` and merged in here.
+The summary's messages are kept in ``summary_texts`` and merged in here; the command line's table keeps
+its own (``service.cli.texts``), written by the same rules (``text_from``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from schemas.quote import Lang
 from service.quote.base.money import number_text
 from service.quote.prose.summary_texts import SUMMARY_TEMPLATES
 
-__all__ = ["TEMPLATES", "Message", "hours_text", "join_text", "number_text", "partial_text", "said", "text"]
+__all__ = [
+    "TEMPLATES",
+    "Message",
+    "hours_text",
+    "join_text",
+    "number_text",
+    "partial_text",
+    "said",
+    "text",
+    "text_from",
+]
 
 TEMPLATES: dict[str, dict[Lang, str]] = {
     # Names.
@@ -247,6 +258,12 @@ def text(key: str, lang: Lang, **fields: object) -> str:
     """Message ``key`` in ``lang``, its fields filled in (fields the template does not use are ignored)."""
     filled = TEMPLATES[key][lang].format_map(fields)  # the fields as passed, not unpacked again
     # Chinese sets no space between Chinese words and a Chinese name filled in (数据在苏州, 无锡参考云的).
+    return _SPACE_BETWEEN_HAN.sub("", filled) if lang == "zh" else filled
+
+
+def text_from(table: Mapping[str, Mapping[Lang, str]], key: str, lang: Lang, **fields: object) -> str:
+    """``text`` from another table of messages written by the same rules (the command line's own)."""
+    filled = table[key][lang].format_map(fields)
     return _SPACE_BETWEEN_HAN.sub("", filled) if lang == "zh" else filled
 
 
