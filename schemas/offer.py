@@ -102,7 +102,7 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     available_cards: Annotated[int, msgspec.Meta(ge=0)] | None = None
     spot: bool = False
     label: str = ""
-    # Data fees the vendor lists (DOMAIN.md: storage billed per GB-day even while the instance is off,
+    # Data fees the vendor lists (storage is billed per GB-day even while the instance is off,
     # traffic per GB): quotes add them when the request gives workload.dataset_gb.
     storage_cny_per_gb_day: NonNegativeMoney | None = None
     traffic_cny_per_gb: NonNegativeMoney | None = None

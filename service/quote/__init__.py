@@ -1,8 +1,20 @@
-"""The quote engine: pure functions from a price snapshot and a request to ranked, costed quotes.
+"""The quote engine: a price snapshot and a request in, ranked, costed quotes out. Pure: no I/O, no clock,
+no environment (the caller passes the time and what the store said in ``QuoteOptions``).
 
-The front door is ``build_quote(snapshot, request, options=QuoteOptions(...)) -> QuoteResponse``; the
-``Snapshot`` it consumes is built once per store version (``Snapshot.build``). Everything else in this
-package is a private helper module. No I/O, no clock, no environment.
+    build_quote(Snapshot.of(offers, statuses, version=..., built_at=...), request, options=QuoteOptions(...))
+
+Floors, each importing only the ones below it (``docs/engine.md``)::
+
+    service.quote        this front door
+    ├── engine, nearest  one request end to end; the nearest option per limit when nothing fits
+    ├── assemble/        the returned quotes: figures, line items, warnings, notes
+    ├── rank             top-k by cost, time or value
+    ├── evaluate/        every candidate billed and judged in bulk
+    ├── resolve          the request's names and limits, its Job
+    ├── jobs/            job kinds: how long a job takes on n cards, where it is quoted (JobKind)
+    ├── model/           per snapshot: pricing kinds (PricingRule), billing, plans, scaling, memory, tables
+    ├── prose/           every sentence in English and Chinese, the summaries (no engine types)
+    └── base/            arrays, rounding, the memo mechanism, the fast-path switches
 """
 
 from service.quote.base.money import format_cny

@@ -1,9 +1,7 @@
 """The project's contract as the deployment files see it: console script, CLI, routes, settings.
 
-Each contract is read from the code when the code is there and falls back to the names DESIGN.md fixes
-otherwise, so these tests run offline on any checkout. The switches are ``cli_problem``,
-``served_get_paths`` and ``known_settings``: once ``service.cli``, ``service.app`` and ``service.settings``
-exist, the manifests are checked against the real thing, with no edit here.
+Each contract is read from the code itself (``service.cli``, ``service.app``, ``service.settings``), so
+the manifests are checked against what the service really accepts and serves, offline.
 """
 
 from __future__ import annotations
@@ -25,38 +23,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 
-# DESIGN.md's fixed lists, used only while the code behind them is not written yet.
-DESIGN_GET_ROUTES = frozenset({"/health", "/ready", "/metrics"})
-DESIGN_PUBLIC_ROUTES = frozenset(
-    {"/", "/quote", "/offers", "/vendors", "/gpus", "/models", "/schema", "/schema/openapi.json", "/static"}
-)
-DESIGN_CLI_OPTIONS: Mapping[str, frozenset[str]] = {
-    "serve": frozenset({"--host", "--port", "--workers"}),
-    "refresh": frozenset({"--vendor"}),
-    "quote": frozenset({"--gpu-hours", "--gpu", "--cards"}),
-    "openapi": frozenset(),
-}
-DESIGN_SETTINGS = frozenset(
-    "GPUQUOTE_" + name
-    for name in (
-        "REDIS_URL",
-        "REDIS_CLUSTER",
-        "VENDORS_FILE",
-        "ADMIN_API_KEYS",
-        "REFRESH_INTERVAL_S",
-        "REFRESH_LOCK_TTL_S",
-        "PRICE_MAX_AGE_S",
-        "RATE_LIMIT_PER_MINUTE",
-        "LOG_LEVEL",
-    )
-)
-
 CliProblem = Callable[[Sequence[str]], str | None]
 SettingsProblem = Callable[[Mapping[str, str]], str | None]
-
-
-def _module_exists(name: str) -> bool:
-    return importlib.util.find_spec(name) is not None
 
 
 def _load_pyproject() -> dict[str, Any]:
@@ -99,7 +67,7 @@ def cli_problem(console_scripts: dict[str, str]) -> CliProblem:
     """Why an argv (``["gpuquote", "refresh", ...]``) would not run, or None if it would.
 
     The program must be a declared console script, the subcommand must exist and every ``--option`` must
-    be one the subcommand accepts: asked of the real CLI (``<sub> --help``) once ``service.cli`` exists.
+    be one the subcommand accepts: asked of the real CLI (``<sub> --help``).
     """
 
     def problem(argv: Sequence[str]) -> str | None:
@@ -109,16 +77,10 @@ def cli_problem(console_scripts: dict[str, str]) -> CliProblem:
             return f"{list(argv)}: no subcommand"
         program, subcommand, *rest = argv
         options = {arg.split("=", 1)[0] for arg in rest if arg.startswith("--")}
-        target = console_scripts[program]
-        if _module_exists(target.partition(":")[0]):
-            help_text = _cli_help(target, subcommand)
-            if help_text is None:
-                return f"`{program} {subcommand} --help` fails: no such subcommand"
-            missing = sorted(option for option in options if option not in help_text)
-        else:
-            if subcommand not in DESIGN_CLI_OPTIONS:
-                return f"{subcommand!r} is not a DESIGN.md subcommand {sorted(DESIGN_CLI_OPTIONS)}"
-            missing = sorted(options - DESIGN_CLI_OPTIONS[subcommand])
+        help_text = _cli_help(console_scripts[program], subcommand)
+        if help_text is None:
+            return f"`{program} {subcommand} --help` fails: no such subcommand"
+        missing = sorted(option for option in options if option not in help_text)
         return f"`{program} {subcommand}` has no option {missing}" if missing else None
 
     return problem
@@ -126,9 +88,7 @@ def cli_problem(console_scripts: dict[str, str]) -> CliProblem:
 
 @pytest.fixture(scope="session")
 def served_get_paths() -> frozenset[str]:
-    """Paths the app answers GET on: from ``service.app.create_app`` once it exists, else DESIGN.md's."""
-    if not _module_exists("service.app"):
-        return DESIGN_GET_ROUTES
+    """Paths the app answers GET on (``service.app.create_app``)."""
     create_app = importlib.import_module("service.app").create_app
     settings_type = importlib.import_module("service.settings").Settings
     app = create_app(settings_type())
@@ -137,12 +97,7 @@ def served_get_paths() -> frozenset[str]:
 
 @pytest.fixture(scope="session")
 def served_paths() -> frozenset[str]:
-    """Paths the app answers on, any method: from ``service.app.create_app`` once it exists.
-
-    Before the app exists, DESIGN.md's public routes.
-    """
-    if not _module_exists("service.app"):
-        return DESIGN_GET_ROUTES | DESIGN_PUBLIC_ROUTES
+    """Paths the app answers on, any method (``service.app.create_app``)."""
     create_app = importlib.import_module("service.app").create_app
     settings_type = importlib.import_module("service.settings").Settings
     app = create_app(settings_type())
@@ -151,20 +106,16 @@ def served_paths() -> frozenset[str]:
 
 @pytest.fixture(scope="session")
 def known_settings() -> frozenset[str]:
-    """Every ``GPUQUOTE_*`` variable the service reads: the ``Settings`` fields, else DESIGN.md's list."""
-    if not _module_exists("service.settings"):
-        return DESIGN_SETTINGS
+    """Every ``GPUQUOTE_*`` variable the service reads: the ``Settings`` fields."""
     settings_type = importlib.import_module("service.settings").Settings
     return frozenset("GPUQUOTE_" + field.name.upper() for field in msgspec.structs.fields(settings_type))
 
 
 @pytest.fixture(scope="session")
 def settings_problem() -> SettingsProblem:
-    """Why ``Settings.from_env`` rejects an environment, or None (always None before settings exist)."""
+    """Why ``Settings.from_env`` rejects an environment, or None."""
 
     def problem(environ: Mapping[str, str]) -> str | None:
-        if not _module_exists("service.settings"):
-            return None
         settings_type = importlib.import_module("service.settings").Settings
         try:
             settings_type.from_env(dict(environ))

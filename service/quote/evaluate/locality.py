@@ -4,7 +4,7 @@
 offer in another city adds the time to copy the data set over the cross-city line before the job starts,
 ``dataset_gb × 8,000 / cross_city_mbps / 3,600`` hours, to each bound of its hours (the cards are rented
 while they wait, so the copy is billed too): 500 GB at 500 Mbit/s is 8,000 s, 2.22 h. The line's speed is
-the operator's ``GPUQUOTE_CROSS_CITY_MBPS`` (500 Mbit/s by default; DOMAIN.md: 1 Gbit/s ≈ 0.45 TB/h, and
+the operator's ``GPUQUOTE_CROSS_CITY_MBPS`` (500 Mbit/s by default; 1 Gbit/s ≈ 0.45 TB/h, and
 a copy between cities seldom has a whole gigabit to itself). Offers in the data's city add nothing.
 
 The Jiangsu article's advice stands behind the warning such an offer carries (``assemble.notes``): data

@@ -1,6 +1,7 @@
 """Memory fit: the fewest cards whose memory holds the job at ≤ 90 % use.
 
-Bytes per parameter by task (DOMAIN.md; defaults an operator may override through ``QuoteOptions``):
+Bytes per parameter by task (sources in docs/engine.md; defaults an operator may override through
+``QuoteOptions``):
 
 - ``full_finetune`` / ``pretrain``: 16 (bf16 weights and gradients, fp32 master weights and AdamW
   moments). Activations depend on batch size and sequence length, which a request does not carry; the
@@ -15,7 +16,7 @@ Weight precision (``workload.precision``: bf16 2, fp8 / int8 1, int4 0.5 bytes p
 figures above, which assume bf16 weights (QLoRA: a 4-bit base), as follows:
 
 - ``inference``: the whole figure scales by precision bytes / 2. The × 1.2 for KV cache and runtime
-  overhead is a share of the weights (DOMAIN.md: weights × 1.2), so a 14.8B model at int4 needs
+  overhead is a share of the weights (weights × 1.2), so a 14.8B model at int4 needs
   14.8 × 0.5 × 1.2 = 8.9 GB and one 24 GB card holds it; at bf16 it needs 35.5 GB, two such cards.
 - ``lora``: the frozen base's 2 bytes become the precision's bytes; the rest of the figure (adapters,
   their optimizer state, activations: 0.4 by default) is trained in bf16/fp32 and does not change.
@@ -52,7 +53,7 @@ __all__ = [
 Precision = Literal["bf16", "fp8", "int8", "int4"]
 
 PRECISION_BYTES: Mapping[Precision, float] = {"bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
-"""Bytes per weight at each precision (DOMAIN.md, serving memory)."""
+"""Bytes per weight at each precision (docs/engine.md, memory)."""
 
 _BF16_BYTES = 2.0
 _QLORA_BASE_BYTES = 0.5

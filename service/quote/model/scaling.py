@@ -38,14 +38,14 @@ fabric      2.8–3.2 / 4.5–5.5     2.8–3.2 / 4.5–5.5     1.8–3.2 / 2.4�
   4 cards and 0.84–0.98 at 8 on 8×V100 / 8×A100 NVLink. NVLink, heavy: the Shenzhen article (通信密集的
   任务，单机 NVLink 通常更快) keeps it at the article's rule rather than below.
 - PCIe, heavy: consumer cards on PCIe without peer-to-peer, large model: efficiency can fall below 0.5
-  at 8 cards (public blog measurements in DOMAIN.md), the ``comm_heavy`` profile.
+  at 8 cards (public measurements, docs/engine.md), the ``comm_heavy`` profile.
 - fabric (an offer whose feed names its cluster fabric, InfiniBand / RoCE / Ethernet, not the link inside
   its machines): the article's rule, and for heavy jobs the span from PCIe-heavy to NVLink-heavy, since
   the link inside is not known.
 
 Cross-node factor (efficiency kept per doubling of nodes) ``f = 1 / (1 + o × c × b)``, where
 ``o = 1 / F − 1`` is the overhead per doubling at the operator's factor ``F`` (``GPUQUOTE_CROSS_NODE_FACTOR``,
-0.9: the low end of 0.88–0.93 over InfiniBand, DOMAIN.md), ``c`` the communication ratio and ``b`` the
+0.9: the low end of 0.88–0.93 over InfiniBand, docs/engine.md), ``c`` the communication ratio and ``b`` the
 fabric's bandwidth ratio. At F = 0.9:
 
 ============================  =========  ========  ========  ========
@@ -60,8 +60,8 @@ pcie / nvlink (not stated)    1          0.964     0.9       0.75
   efficiency for ResNet-101 and 0.68 for VGG-16, whose dense gradients are much larger: the heavy job lost
   about 3× as much; and DeepLearningExamples' BERT pretraining over InfiniBand kept 0.93 at 4 nodes and
   0.88 at 16, 0.96–0.97 per doubling, a third of the moderate overhead (light).
-- ``b``: RDMA over InfiniBand or RoCE keeps 0.88–0.93 alike (DOMAIN.md); TCP over 25 GbE moves about
-  3 GB/s against 25 GB/s over 200 Gb InfiniBand, 8× less (DOMAIN.md), so communication takes 8× as long.
+- ``b``: RDMA over InfiniBand or RoCE keeps 0.88–0.93 alike; TCP over 25 GbE moves about
+  3 GB/s against 25 GB/s over 200 Gb InfiniBand, 8× less (docs/engine.md), so communication takes 8× as long.
   A heavy job across Ethernet nodes then runs slower than on one machine (32 cards on 4 nodes: 4 × 0.273²
   = 0.30 of the 8-card speed), as the Shenzhen article warns (通信密集的任务，单机反而更稳).
 - A node-hour offer whose feed names no cluster fabric (pcie / nvlink) is taken at b = 1, as before.
@@ -103,7 +103,7 @@ __all__ = [
 
 DEFAULT_CARDS_PER_NODE = 8
 DEFAULT_CROSS_NODE_FACTOR = 0.9
-"""Efficiency kept per doubling of nodes (0.88–0.93 over InfiniBand in DOMAIN.md); ``Settings`` defaults to it."""
+"""Efficiency kept per doubling of nodes (0.88–0.93 over InfiniBand, docs/engine.md); ``Settings`` defaults to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +138,7 @@ class ScalingCurve:
         return cls(points=tuple(checked))
 
 
-# Defaults an operator may want to tune; sources in DOMAIN.md.
+# Defaults an operator may want to tune; sources in docs/engine.md.
 PROFILES: Mapping[str, ScalingCurve] = {
     # Jiangsu article's rule of thumb.
     "default": ScalingCurve.from_points({4: (2.8, 3.2), 8: (4.5, 5.5)}),
