@@ -11,10 +11,16 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
+from litestar.testing import AsyncTestClient
 from testcontainers.community.redis import RedisContainer
 
+from service.app import create_app
+from service.services import build_services
+from service.settings import Settings
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis
 from tests.adapters.fake_vendor import FakeVendor
@@ -86,3 +92,19 @@ def fake_vendor() -> Iterator[FakeVendor]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+def vendors_file() -> Path | None:
+    """The vendors file of the app ``client`` serves; None for the bundled reference catalog. A test module
+    overrides it to serve its own vendors."""
+    return None
+
+
+@pytest.fixture
+async def client(vendors_file: Path | None) -> AsyncIterator[AsyncTestClient[Any]]:
+    """The app on the embedded in-memory store, loaded from ``vendors_file`` at start."""
+    settings = Settings() if vendors_file is None else Settings(vendors_file=vendors_file)
+    services = build_services(settings, store=MemoryPriceStore())
+    async with AsyncTestClient(create_app(services=services)) as test_client:
+        yield test_client

@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.settings import Settings
+from service.store.base import PriceStore
+from service.store.memory import MemoryPriceStore
 
 JSON = {"Content-Type": "application/json"}
 Client = AsyncTestClient[Litestar]
 
 
 @pytest.fixture
-async def client() -> AsyncIterator[Client]:
-    async with AsyncTestClient(create_app(Settings())) as test_client:
-        yield test_client
+def store() -> PriceStore:
+    """Only the embedded store: none of these reaches the store."""
+    return MemoryPriceStore()
 
 
 @pytest.mark.parametrize("opener", [b"[", b'{"a":'])

@@ -5,25 +5,15 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 from litestar.testing import AsyncTestClient
 
 import service
-from service.app import create_app
 from service.http.explorer import STATIC_DIR
-from service.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
-
-
-@pytest.fixture
-async def client() -> AsyncIterator[AsyncTestClient]:  # type: ignore[type-arg]
-    async with AsyncTestClient(create_app(Settings())) as test_client:
-        yield test_client
 
 
 def _asset_names() -> list[str]:

@@ -15,27 +15,19 @@ default operator factor F = 0.9 (overhead o = 1/0.9 − 1 = 1/9 per doubling of 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
-
 Client = AsyncTestClient[Any]
 VENDORS = Path(__file__).parent / "vendors" / "clusters.toml"
 
 
 @pytest.fixture
-async def client() -> AsyncIterator[Client]:
-    services = build_services(Settings(vendors_file=VENDORS), store=MemoryPriceStore())
-    async with AsyncTestClient(create_app(services=services)) as test_client:
-        yield test_client
+def vendors_file() -> Path:
+    return VENDORS
 
 
 async def _quotes(client: Client, vendor: str, communication: str, **extra: object) -> dict[int, Any]:

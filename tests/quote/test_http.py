@@ -3,30 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
 from tests.examples import JIANGSU_EXAMPLE
 
 Client = AsyncTestClient[Any]
-
-
-def _app() -> Litestar:
-    return create_app(services=build_services(Settings(), store=MemoryPriceStore()))
-
-
-@pytest.fixture
-async def client() -> AsyncIterator[Client]:
-    async with AsyncTestClient(_app()) as test_client:
-        yield test_client
 
 
 async def test_jiangsu_article_example_end_to_end(client: Client) -> None:

@@ -3,17 +3,11 @@ that matches that limit (through ``build_quote`` on the reference catalog, and o
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from litestar.testing import AsyncTestClient
 
 from schemas.quote import Excluded
-from service.app import create_app
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
 from tests.examples import JIANGSU_EXAMPLE
 from tests.summary.reference import quote_reference
 
@@ -149,13 +143,6 @@ def test_a_machine_too_small_inside_the_filters_is_the_blocker() -> None:
         "the model needs 192 GB, at least 9 × RTX 4090, but no offer within the filters sells enough cards: "
         "the largest, from Wuxi reference cloud, sells 8 × RTX 4090"
     ) in summary
-
-
-@pytest.fixture
-async def client() -> AsyncIterator[AsyncTestClient[Any]]:
-    app = create_app(services=build_services(Settings(), store=MemoryPriceStore()))
-    async with AsyncTestClient(app) as test_client:
-        yield test_client
 
 
 async def test_over_http_the_budget_blocker_is_named(client: AsyncTestClient[Any]) -> None:

@@ -13,7 +13,6 @@ from litestar.testing import AsyncTestClient
 
 from schemas.offer import CardHourPricing, NodeHourPricing
 from schemas.quote import Quote, QuoteRequest, QuoteResponse, Workload
-from service.app import create_app
 from service.quote import QuoteOptions, Snapshot, build_quote
 from service.services import AppServices, build_services
 from service.settings import Settings
@@ -65,13 +64,6 @@ async def test_month_package_plus_hourly_top_up(services: AppServices) -> None:
     assert "js-suzhou-ref:4090" in best.breakdown[1].description
     costs = {quote.pricing: quote.cost_cny.expected for quote in response.quotes}
     assert costs == {"mixed": 4900.0, "card_hour": 6400.0, "term": 8520.0}
-
-
-@pytest.fixture
-async def client() -> AsyncIterator[Client]:
-    app = create_app(services=build_services(Settings(), store=MemoryPriceStore()))
-    async with AsyncTestClient(app) as test_client:
-        yield test_client
 
 
 async def test_month_package_plus_hourly_top_up_over_http(client: Client) -> None:

@@ -10,27 +10,14 @@ is used to 90 %, so an RTX 4090 holds 21.6 GB and an 80 GB card 72 GB.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
-
 Client = AsyncTestClient[Any]
 
 WUXI = "js-wuxi-ref"
-
-
-@pytest.fixture
-async def client() -> AsyncIterator[Client]:
-    services = build_services(Settings(), store=MemoryPriceStore())
-    async with AsyncTestClient(create_app(services=services)) as test_client:
-        yield test_client
 
 
 def workload(replicas: int, **fields: Any) -> dict[str, Any]:

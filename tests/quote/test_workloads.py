@@ -10,7 +10,7 @@ cross-city line (``QuoteOptions.cross_city_mbps``, 500 Mbit/s by default) to eve
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +19,9 @@ from litestar.testing import AsyncTestClient
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
 from schemas.quote import QuoteRequest, QuoteResponse, Workload
-from service.app import create_app
 from service.errors import InvalidRequest
 from service.quote import build_quote
 from service.quote.model import MAX_MEMORY_USE, bytes_per_param_at
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
 from tests.quote.factories import GPU_MEMORY_GB, offer, options, snapshot
 
 Client = AsyncTestClient[Any]
@@ -214,10 +210,8 @@ VENDORS = Path(__file__).parent / "vendors" / "clusters.toml"
 
 
 @pytest.fixture
-async def client() -> AsyncIterator[Client]:
-    services = build_services(Settings(vendors_file=VENDORS), store=MemoryPriceStore())
-    async with AsyncTestClient(create_app(services=services)) as test_client:
-        yield test_client
+def vendors_file() -> Path:
+    return VENDORS
 
 
 async def test_listed_storage_and_traffic_become_line_items(client: Client) -> None:

@@ -7,16 +7,11 @@ saves (32 h sooner for ¥128.00 more).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.services import build_services
-from service.settings import Settings
-from service.store.memory import MemoryPriceStore
 from tests.examples import JIANGSU_EXAMPLE
 
 Client = AsyncTestClient[Any]
@@ -26,13 +21,6 @@ EXPECTED = {
     "en": (["1 × ", "48 h", "¥384.00"], ["fastest", "4 × ", "16 h", "¥512.00"], ["32 h", "¥128.00"]),
     "zh": (["1 张", "48 小时", "¥384.00"], ["最快", "4 张", "16 小时", "¥512.00"], ["32 小时", "¥128.00"]),
 }
-
-
-@pytest.fixture
-async def client() -> AsyncIterator[Client]:
-    app = create_app(services=build_services(Settings(), store=MemoryPriceStore()))
-    async with AsyncTestClient(app) as test_client:
-        yield test_client
 
 
 async def summary(client: Client, lang: str) -> dict[str, Any]:
