@@ -144,8 +144,9 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         parts.writer(context.lang).items(sheet),
         quote_warnings(context, index, cards, figures),
     )
-    quote = msgspec.structs.replace(
-        parts.quote,
+    quote = Quote(
+        **parts.fields,
+        **parts.package_fields,
         id=quote_id(offer.id, cards),
         rank=rank,
         cards=cards,
