@@ -36,7 +36,7 @@ from schemas.quote import (
 from schemas.vendor import VendorConfig
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.quotes import build_quotes
-from service.quote.base.memo import memoized
+from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
@@ -156,12 +156,24 @@ def _add_single_card(
 
 
 def _prose_names(snapshot: Snapshot, options: QuoteOptions, lang: Lang) -> ProseNames:
-    """Vendor display names in ``lang``: the configured ``name_zh`` in Chinese, else the stored name."""
+    """Vendor display names in ``lang``: the configured ``name_zh`` in Chinese, else the stored name;
+    the same for every request on one snapshot with one vendor list, so kept on the snapshot (by the
+    list's identity: the service passes the one it loaded, and the entry holds it so the id stays its own)."""
+    memo, key = _PROSE_NAMES.of(snapshot.memos), (id(options.vendors), id(options.catalog), lang)
+    found = memo.lookup(key)
+    if found is not None and found[0] is options.vendors and found[1] is options.catalog:
+        return found[2]
     names = {vendor: status.name for vendor, status in snapshot.statuses.items() if status.name}
     for vendor in options.vendors:
         name = vendor.name_zh if lang == "zh" and vendor.name_zh else vendor.name
         names[vendor.id] = name or names.get(vendor.id, vendor.id)
-    return ProseNames(vendors=names, catalog=options.catalog, lang=lang)
+    prose = ProseNames(vendors=names, catalog=options.catalog, lang=lang)
+    return memo.keep(key, (options.vendors, options.catalog, prose))[2]
+
+
+_PROSE_NAMES: MemoSlot[tuple[int, int, Lang], tuple[Sequence[VendorConfig], GpuCatalog, ProseNames]] = (
+    MemoSlot("prose names", size=8)
+)
 
 
 def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | None:
@@ -219,7 +231,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         evaluation.hours_expected,
         offers=tables.size,
         id_order=tables.id_order,
-        counts=evaluation.counts,
+        cards=evaluation.cards,
         time_value_cny_per_hour=request.time_value_cny_per_hour,
     )
     if keys.size == 0:

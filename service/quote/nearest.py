@@ -44,7 +44,7 @@ def _nearest_option(
         evaluation.hours_expected,
         offers=snapshot.tables.size,
         id_order=snapshot.tables.id_order,
-        counts=evaluation.counts,
+        cards=evaluation.cards,
         time_value_cny_per_hour=None,
     )
     if keys.size == 0:
@@ -158,7 +158,7 @@ def nothing_fits_summary(
             and resolved.kind.shortened_by_cards
             and (excluded.memory or excluded.capacity)
         ):
-            lifted = replace(
+            lifted = msgspec.structs.replace(
                 resolved,
                 request=msgspec.structs.replace(request, card_counts=None),
                 card_counts=None,
@@ -177,7 +177,7 @@ def nothing_fits_summary(
         )
         outside = None
         if excluded.filters:
-            lifted = replace(
+            lifted = msgspec.structs.replace(
                 resolved,
                 request=msgspec.structs.replace(request, min_gpu_memory_gb=None),
                 gpus=None,
@@ -217,7 +217,7 @@ def _nearest_limits(
     request = resolved.request
 
     def lifted(by: RankBy, **limits: None) -> NearestOption | None:
-        changed = replace(resolved, request=msgspec.structs.replace(request, **limits))
+        changed = msgspec.structs.replace(resolved, request=msgspec.structs.replace(request, **limits))
         return _nearest_option(run(changed), snapshot, by, top_k=top_k)
 
     budget, deadline = request.budget_cny is not None, request.deadline_hours is not None

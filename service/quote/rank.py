@@ -48,7 +48,7 @@ class CandidateKeys:
         *,
         offers: int,
         id_order: IntArray,
-        counts: tuple[int, ...],
+        cards: FloatArray,
         time_value_cny_per_hour: float | None,
     ) -> CandidateKeys:
         """The keys of the ``chosen`` of some cells (at flat (counts × ``offers``) positions ``cells``,
@@ -61,7 +61,7 @@ class CandidateKeys:
             time_value_cny_per_hour=time_value_cny_per_hour,
             offers=offers,
             id_order=id_order,
-            cards=np.asarray(counts, dtype=np.float64),
+            cards=cards,
         )
 
     @property

@@ -8,7 +8,8 @@ Decoding already rejected malformed fields; here names are resolved by the servi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from adapters.gpus import GpuCatalog
 from adapters.models import UnknownModelName, resolve_model
@@ -24,8 +25,7 @@ from service.quote.model.tables import OfferTables
 __all__ = ["ResolvedRequest", "resolve_gpu", "resolve_request"]
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedRequest:
+class ResolvedRequest(msgspec.Struct, frozen=True):
     request: QuoteRequest
     # Requested, sorted, without repeats; None: every count each offer sells (chosen by ``evaluate``).
     card_counts: tuple[int, ...] | None

@@ -1,5 +1,5 @@
-"""The engine's caches: bounded, least recently used out, hit when a request shape repeats, and never able to
-answer a request with what another one left behind."""
+"""The engine's caches: bounded (the entry kept longest out first), reused when a request shape repeats, and
+never able to answer a request with what another one left behind."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.quote.seeded import answers, catalog, requests
 OPTIONS = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S)
 
 
-def test_a_full_memo_drops_the_least_recently_used() -> None:
+def test_a_full_memo_drops_the_entry_kept_longest() -> None:
     memo: BoundedMemo[str, int] = BoundedMemo(2)
     made: list[str] = []
 
@@ -22,11 +22,13 @@ def test_a_full_memo_drops_the_least_recently_used() -> None:
         made.append(key)
         return len(made)
 
-    for key in ("a", "b", "a", "c", "a", "b"):
+    for key in ("a", "b", "a", "c", "b", "a"):
         memo.get(key, lambda key=key: make(key))  # type: ignore[misc]
-    # "b" was the least recently used when "c" came in; "a" stayed, so only "b" is made again.
-    assert made == ["a", "b", "c", "b"]
-    assert (memo.hits, memo.misses, len(memo)) == (2, 4, 2)
+    # "a" is found once; "c" pushes out "a" (kept longest), so "b" is still found and "a" made again.
+    assert made == ["a", "b", "c", "a"]
+    assert (memo.misses, len(memo)) == (4, 2)
+    assert memo.lookup("a") == 4
+    assert memo.lookup("b") is None
 
 
 def test_each_slot_keeps_its_own_cache_on_each_host() -> None:
@@ -36,18 +38,20 @@ def test_each_slot_keeps_its_own_cache_on_each_host() -> None:
     first.of(host).get(1, lambda: "one")
     assert second.of(host).get(1, lambda: "uno") == "uno"
     assert first.of(other).get(1, lambda: "eins") == "eins"
-    assert host.stats() == {"first": (0, 1, 1), "second": (0, 1, 1)}
+    assert host.stats() == {"first": (1, 1), "second": (1, 1)}
 
 
 def test_a_repeated_request_shape_reuses_its_layout_and_speedups() -> None:
     snapshot = catalog(5)
     build_quote(snapshot, QuoteRequest(workload=Workload(gpu_hours=48)), options=OPTIONS)
-    before = snapshot.tables.memos.stats()["layouts"]
+    made = snapshot.tables.memos.stats()["layouts"][0]
     # Another job of the same shape: other hours, a model, another language.
     other = QuoteRequest(workload=Workload(gpu_hours=700, model_params_b=7, task="lora"), lang="zh")
     build_quote(snapshot, other, options=OPTIONS)
-    hits, misses, _ = snapshot.tables.memos.stats()["layouts"]
-    assert (hits, misses) == (before[0] + 1, before[1])
+    assert snapshot.tables.memos.stats()["layouts"][0] == made
+    # A shape not seen yet makes its own.
+    build_quote(snapshot, QuoteRequest(workload=Workload(gpu_hours=48), card_counts=[2]), options=OPTIONS)
+    assert snapshot.tables.memos.stats()["layouts"][0] == made + 1
 
 
 def test_deadline_layouts_are_kept_apart_and_reused_when_the_fewest_cards_repeat() -> None:
@@ -56,7 +60,7 @@ def test_deadline_layouts_are_kept_apart_and_reused_when_the_fewest_cards_repeat
         request = QuoteRequest(workload=Workload(gpu_hours=hours), deadline_hours=24)
         build_quote(snapshot, request, options=OPTIONS)
     stats = snapshot.tables.memos.stats()
-    assert stats["job layouts"][:2] == (1, 1)
+    assert stats["job layouts"] == (1, 1)
     assert "layouts" not in stats  # a deadline's layouts never push the shared ones out
 
 
@@ -69,7 +73,7 @@ def test_a_warm_snapshot_answers_every_request_as_a_fresh_one_does() -> None:
     warm_answers = answers(warm, asked[::-1], OPTIONS)[::-1]
     fresh_answers = [answers(catalog(7), [request], OPTIONS)[0] for request in asked[:40]]
     assert warm_answers[:40] == fresh_answers
-    assert max(memo[2] for memo in warm.tables.memos.stats().values()) <= 4096  # bounded
+    assert max(kept for _, kept in warm.tables.memos.stats().values()) <= 4096  # bounded
 
 
 def test_an_answer_does_not_depend_on_what_the_response_before_it_wrote() -> None:

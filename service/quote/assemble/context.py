@@ -8,8 +8,9 @@ here, for this response only (the fields in them are the request's, so no other 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
+
+import msgspec
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Lang
@@ -22,8 +23,7 @@ from service.quote.resolve import ResolvedRequest
 __all__ = ["QuoteContext"]
 
 
-@dataclass(frozen=True, slots=True)
-class QuoteContext:
+class QuoteContext(msgspec.Struct, frozen=True):
     tables: OfferTables
     evaluation: Evaluation
     resolved: ResolvedRequest
@@ -34,7 +34,7 @@ class QuoteContext:
     cross_city_mbps: float
     lang: Lang
     # Sentences written for the first quote that needs them (``base.memo.MemoSlot``), this response only.
-    memos: Memos = field(default_factory=Memos)
+    memos: Memos = msgspec.field(default_factory=Memos)
 
     def word(self, key: str) -> str:
         """Message ``key`` with no fields, in the response's language."""
@@ -42,7 +42,8 @@ class QuoteContext:
 
     def stale_warning(self, fetched_at: datetime) -> Message:
         """The stale-price warning of an offer fetched at ``fetched_at``."""
-        return _STALE.of(self.memos).get(fetched_at, lambda: self._stale_warning(fetched_at))
+        memo = _STALE.of(self.memos)
+        return memo.lookup(fetched_at) or memo.keep(fetched_at, self._stale_warning(fetched_at))
 
     def _stale_warning(self, fetched_at: datetime) -> Message:
         age = number_text((self.now_s - fetched_at.timestamp()) / 3600)

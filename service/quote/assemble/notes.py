@@ -149,10 +149,11 @@ def quote_notes(
     if resolved.kind.shortened_by_cards and cards > 1:
         code = int(evaluation.scaling.code[index])
         key = (code, column, nodes)
-        scaling_column = evaluation.scaling.columns[code]
-        scaling = _SCALING_NOTES.of(context.memos).get(
-            key, lambda: _scaling_notes(context, scaling_column, cards, nodes, speedup)
-        )
+        memo = _SCALING_NOTES.of(context.memos)
+        scaling = memo.lookup(key)
+        if scaling is None:
+            column_of = evaluation.scaling.columns[code]
+            scaling = memo.keep(key, _scaling_notes(context, column_of, cards, nodes, speedup))
         notes.extend(scaling)
     if evaluation.remote is not None and evaluation.remote[index] and resolved.data_city is not None:
         notes.append(

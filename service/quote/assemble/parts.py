@@ -15,7 +15,7 @@ from schemas.offer import Offer, headline_price_cny, pricing_kind
 from schemas.quote import Lang
 from service.quote.base.memo import MemoSlot
 from service.quote.base.money import format_cny, round_hours
-from service.quote.model.pricing import LineWriter, rule_of
+from service.quote.model.pricing import LineWriter, OfferWords, rule_of
 from service.quote.model.tables import NO_OFFER, OfferTables
 from service.quote.prose.names import gpu_name
 
@@ -27,20 +27,20 @@ class OfferParts:
     offer repeats (``pricing`` is the offer's own: a combined plan's quote says ``mixed``)."""
 
     __slots__ = (
-        "_pricing",
+        "_offer",
         "_writers",
         "fields",
         "gpu_name",
-        "package_fields",
         "price_text",
+        "quote_fields",
         "reference",
         "reference_rate",
         "rule",
     )
 
     def __init__(self, tables: OfferTables, index: int, catalog: GpuCatalog) -> None:
-        offer = tables.offers[index]
-        pricing = self._pricing = offer.pricing
+        offer = self._offer = tables.offers[index]
+        pricing = offer.pricing
         self.rule = rule_of(pricing)
         reference = _card_hour_reference(tables, index)
         reference_rate = (
@@ -72,8 +72,9 @@ class OfferParts:
         self.reference_rate = reference_rate if same_vendor else None
         # The line writer, by language (made on first use).
         self._writers: dict[Lang, LineWriter] = {}
-        # A package's own terms, on its quotes (a combined plan's quote is the plan's, not the package's).
-        self.package_fields: dict[str, Any] = {
+        # Its own quotes add the package's terms (a combined plan's quote is the plan's, not the package's).
+        self.quote_fields: dict[str, Any] = {
+            **self.fields,
             "term_period": None if prepaid is None else prepaid.period,
             "break_even_hours": None if break_even is None else round_hours(break_even),
         }
@@ -82,15 +83,18 @@ class OfferParts:
         """This offer's line writer in ``lang``."""
         writer = self._writers.get(lang)
         if writer is None:
-            writer = self._writers[lang] = self.rule.writer(
-                self._pricing, self.gpu_name, self.price_text, lang
+            offer = self._offer
+            words = OfferWords(
+                offer, self.reference, self.reference_rate, self.gpu_name, self.price_text, lang
             )
+            writer = self._writers[lang] = self.rule.writer(offer.pricing, words)
         return writer
 
 
 def offer_parts(tables: OfferTables, index: int, catalog: GpuCatalog) -> OfferParts:
     """Row ``index``'s parts, made on first use (the catalog is held in the key, so its id stays its own)."""
-    return _PARTS.of(tables.memos).get((index, catalog), lambda: OfferParts(tables, index, catalog))
+    memo, key = _PARTS.of(tables.memos), (index, catalog)
+    return memo.lookup(key) or memo.keep(key, OfferParts(tables, index, catalog))
 
 
 # The parts of the offers quoted lately, per snapshot: a response returns a dozen quotes.

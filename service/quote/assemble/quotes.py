@@ -122,18 +122,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     parts = offer_parts(tables, index, context.catalog)
     cards, expected = evaluation.counts[column], figures.bill
     nodes = expected.units if tables.terms[index].spans_machines else 1
-    sheet = LineSheet(
-        offer=offer,
-        cards=cards,
-        bill=expected,
-        total_cny=figures.cost_cny.expected,
-        wall_clock_hours=figures.raw_hours_expected,
-        reference=parts.reference,
-        reference_rate=parts.reference_rate,
-        gpu_name=parts.gpu_name,
-        price_text=parts.price_text,
-        lang=context.lang,
-    )
+    sheet = LineSheet(cards, expected, figures.cost_cny.expected, figures.raw_hours_expected)
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -145,8 +134,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         quote_warnings(context, index, cards, figures),
     )
     quote = Quote(
-        **parts.fields,
-        **parts.package_fields,
+        **parts.quote_fields,
         id=quote_id(offer.id, cards),
         rank=rank,
         cards=cards,

@@ -146,9 +146,10 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
     reference = context.resolved.reference_gpu
     if reference is not None and offer.gpu != reference:
         # Every figure in it is the GPU's: its conversion and its hours on one card.
-        conversion = _CONVERSION_WARNINGS.of(context.memos).get(
-            offer.gpu, lambda: _conversion_warning(context, index, reference)
-        )
+        memo = _CONVERSION_WARNINGS.of(context.memos)
+        conversion = memo.lookup(offer.gpu)
+        if conversion is None:
+            conversion = memo.keep(offer.gpu, _conversion_warning(context, index, reference))
         warnings.append(conversion)
     if context.resolved.memory_needed_gb is not None and evaluation.min_cards[index] > terms.machine_cards:
         warnings.append(

@@ -1,12 +1,12 @@
 """The engine's one memo mechanism: bounded caches, owned by the code that fills them.
 
 What requests of one shape share (a snapshot's layouts, the texts of a GPU's conversion, a curve's
-speed-up table) is worked out once and looked up after. Every such cache is one of two forms with one
-policy, least recently used out once the cache holds ``size`` entries:
+speed-up table) is worked out once and looked up after. Every such cache is one of two forms, each
+bounded to ``size`` entries:
 
 - ``memoized(size)``: a pure function of a few small hashable values (a message with its names written
   in, a speed-up table of some columns), cached for the process. It is ``functools.lru_cache``, the
-  C implementation, so a hit costs what a dict lookup costs.
+  C implementation (least recently used out), so a hit costs what a dict lookup costs.
 - ``MemoSlot``: a cache kept on an object that outlives requests and whose values depend on it (a
   snapshot's tables, a layout), declared by the module that fills it::
 
@@ -15,16 +15,18 @@ policy, least recently used out once the cache holds ``size`` entries:
 
   The host holds one ``Memos`` and knows no type of what its users keep there, so a lower floor (the
   offer tables) hosts caches of the floors above it without importing them. The key is the whole input
-  of ``make`` beside the host: a value is never looked up by less than what it was made from.
+  of ``make`` beside the host: a value is never looked up by less than what it was made from. The entry
+  kept longest goes first when the cache is full. A hit is one dict lookup (``lookup``, bound to the
+  dict's own ``get``), so the few lookups a returned quote makes cost what a dict costs; ``get`` does
+  both steps where a hit's cost does not matter.
 
-A hit or a miss is counted on each cache (``BoundedMemo.hits`` / ``misses``), so a test can say which
-path a request took.
+Every value made is counted on its cache (``BoundedMemo.misses``), so a test can say that a request
+shape seen before made nothing new.
 """
 
 from __future__ import annotations
 
 import functools
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, ParamSpec, TypeVar, cast
 
@@ -34,8 +36,6 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 P = ParamSpec("P")
 R = TypeVar("R")
-
-_MISSING: Any = object()
 
 
 def memoized(size: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
@@ -48,30 +48,30 @@ def memoized(size: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
 
 
 class BoundedMemo(Generic[K, V]):
-    """At most ``size`` values by key, the least recently used dropped first."""
+    """At most ``size`` values by key, the one kept longest dropped first. Values are never None."""
 
-    __slots__ = ("_entries", "hits", "misses", "size")
+    __slots__ = ("_entries", "lookup", "misses", "size")
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._entries: OrderedDict[K, V] = OrderedDict()
-        self.hits = 0
+        self._entries: dict[K, V] = {}
+        # The value kept for a key, or None: the dict's own ``get``, so a hit is one C call.
+        self.lookup: Callable[[K], V | None] = self._entries.get
         self.misses = 0
+
+    def keep(self, key: K, value: V) -> V:
+        """Keep ``value`` for ``key`` (made on a miss of ``lookup``) and return it."""
+        entries = self._entries
+        if len(entries) >= self.size:
+            del entries[next(iter(entries))]
+        entries[key] = value
+        self.misses += 1
+        return value
 
     def get(self, key: K, make: Callable[[], V]) -> V:
         """The value kept for ``key``, made by ``make`` (and kept) the first time it is asked for."""
-        entries = self._entries
-        found = entries.get(key, _MISSING)
-        if found is not _MISSING:
-            self.hits += 1
-            entries.move_to_end(key)
-            return found  # type: ignore[no-any-return]
-        self.misses += 1
-        value = make()
-        entries[key] = value
-        if len(entries) > self.size:
-            entries.popitem(last=False)
-        return value
+        found = self._entries.get(key)
+        return self.keep(key, make()) if found is None else found
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -85,9 +85,9 @@ class Memos:
     def __init__(self) -> None:
         self._by_slot: dict[MemoSlot[Any, Any], Any] = {}
 
-    def stats(self) -> dict[str, tuple[int, int, int]]:
-        """``{slot name: (hits, misses, entries)}`` for every cache used on this host so far."""
-        return {slot.name: (memo.hits, memo.misses, len(memo)) for slot, memo in self._by_slot.items()}
+    def stats(self) -> dict[str, tuple[int, int]]:
+        """``{slot name: (values made, entries kept)}`` for every cache used on this host so far."""
+        return {slot.name: (memo.misses, len(memo)) for slot, memo in self._by_slot.items()}
 
 
 class MemoSlot(Generic[K, V]):

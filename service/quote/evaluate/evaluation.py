@@ -31,8 +31,8 @@ would cost and take.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from adapters.gpus import GpuCatalog, conversion_range
@@ -62,8 +62,7 @@ from service.quote.resolve import ResolvedRequest
 __all__ = ["Evaluation", "Figure", "evaluate"]
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
+class Evaluation(msgspec.Struct, frozen=True):
     """Per-offer columns ``(offers,)``, and per billed cell (``cells``) the masks and figures.
 
     A cell is one offer at one card count; ``cells`` holds the billed ones as flat positions of the
@@ -71,6 +70,7 @@ class Evaluation:
     """
 
     counts: tuple[int, ...]
+    cards: FloatArray  # (counts,) the same, as floats
     one_card_column: int
     cells: IntArray  # (cells,) flat (counts × offers) positions
     cell_offer: IntArray  # (cells,) the offer of each
@@ -263,6 +263,7 @@ def evaluate(
     )
     return Evaluation(
         counts=layout.counts,
+        cards=layout.cards,
         one_card_column=layout.one_card_column,
         cells=layout.cells,
         cell_offer=cell_offer,

@@ -16,9 +16,9 @@ follows the cells a response can read, not the (counts × rows) grid.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
 
+import msgspec
 import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
@@ -231,8 +231,7 @@ def _bound_hours(
     _hours(bounds[1], speedups[1], extra, out=out[1])
 
 
-@dataclass(frozen=True, slots=True)
-class BoundTerms:
+class BoundTerms(msgspec.Struct, frozen=True):
     """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
 
     billed: bool  # the layout billed them up front: nothing to bill

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
+import msgspec
 import numpy as np
 
 from schemas.quote import Communication, QuoteRequest, Task, Workload, WorkloadKind
@@ -72,8 +72,7 @@ class ArrayKey(Generic[A]):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
+class Job(msgspec.Struct, frozen=True, gc=False):
     """A workload as the engine uses it: its kind, its hours and the task its memory is checked for.
 
     ``hours`` are on one card of the reference GPU for a job more cards shorten, and wall-clock for one
@@ -86,8 +85,7 @@ class Job:
     replicas: int = 1
 
 
-@dataclass(frozen=True, slots=True)
-class LayoutInputs:
+class LayoutInputs(msgspec.Struct, frozen=True):
     """What a layout is built from: the counts evaluated, the candidates quoted among them, and, where a
     placement replaces the one-rental rule, the units each candidate rents and whether it can be placed."""
 
@@ -97,33 +95,30 @@ class LayoutInputs:
     placed: BoolArray | None = None  # (counts, rows)
 
 
-class Candidates(ABC):
-    """Which (card count, row) candidates a job is quoted at: the whole input of its layout, hashable.
+class Candidates(msgspec.Struct, frozen=True, gc=False):
+    """Which (card count, row) candidates a job is quoted at: the whole input of its layout, hashable (a
+    frozen struct: equal fields, equal specs). Each kind's subclass says how to build the layout's inputs.
 
     ``shared`` specs recur from job to job (the counts each row sells); the others depend on the job's
     own figures (a deadline's fewest cards, a replica's cards) and are kept apart from them.
     """
 
-    __slots__ = ()
     shared: ClassVar[bool] = True
 
-    @abstractmethod
     def inputs(self, tables: OfferTables) -> LayoutInputs:
         """The layout's inputs, from this spec and the tables alone."""
+        raise NotImplementedError
 
 
-class SpeedupRule(ABC):
+class SpeedupRule(msgspec.Struct, frozen=True, gc=False):
     """How a job's time grows with cards: hashable; equal rules give equal speed-up tables."""
 
-    __slots__ = ()
-
-    @abstractmethod
     def columns(self, tables: OfferTables, counts: Sequence[int]) -> ScalingColumns:
         """Speed-ups of ``counts`` cards on every scaling column of ``tables`` (low / expected / high)."""
+        raise NotImplementedError
 
 
-@dataclass(frozen=True, slots=True)
-class CurveSpeedups(SpeedupRule):
+class CurveSpeedups(SpeedupRule, frozen=True, gc=False):
     """Speed-ups by each column's curve and cross-node factor (``model.scaling``): derived from the
     offer's interconnect and ``communication`` unless the caller's ``curve`` or ``cross_node_factor``
     replaces them; ``sped_up`` False gives 1 at every count (the columns are still the offers' own)."""
@@ -147,8 +142,7 @@ class CurveSpeedups(SpeedupRule):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class AskedFor:
+class AskedFor(msgspec.Struct, frozen=True, gc=False):
     """What the request asks of the candidates: its card counts (sorted, no repeats; None for every
     count each row sells, up to ``max_plan_cards``) and its deadline."""
 
@@ -157,8 +151,7 @@ class AskedFor:
     max_plan_cards: int
 
 
-@dataclass(frozen=True, slots=True)
-class CandidateRows:
+class CandidateRows(msgspec.Struct, frozen=True):
     """Per row ``(rows,)``, what choosing a job's candidates may read: whether the row matches the
     request's filters, the fewest cards holding the model, the expected hours on one card."""
 

@@ -11,7 +11,7 @@ of those counts; ``requested`` marks the candidates each row sells, so a count a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -53,8 +53,7 @@ def plan_candidates(
     return counts, requested
 
 
-@dataclass(frozen=True, slots=True)
-class AskedCounts(Candidates):
+class AskedCounts(Candidates, frozen=True, gc=False):
     """The caller's card counts, and one card (the summary's comparison)."""
 
     card_counts: tuple[int, ...]
@@ -64,8 +63,7 @@ class AskedCounts(Candidates):
         return LayoutInputs(counts=counts, requested=np.isin(counts, self.card_counts)[:, None])
 
 
-@dataclass(frozen=True, slots=True)
-class SoldCounts(Candidates):
+class SoldCounts(Candidates, frozen=True, gc=False):
     """Every count each row sells up to ``max_cards``, and one card."""
 
     max_cards: int
@@ -74,12 +72,11 @@ class SoldCounts(Candidates):
         return LayoutInputs(*plan_candidates(tables, (1,), self.max_cards, None))
 
 
-@dataclass(frozen=True, slots=True)
-class SoldCountsByDeadline(Candidates):
+class SoldCountsByDeadline(Candidates, frozen=True, gc=False):
     """``SoldCounts`` and each row's fewest cards meeting a deadline (0: none does): they move with the
     job's hours, so such layouts are kept apart from the shared ones."""
 
-    shared = False
+    shared: ClassVar[bool] = False
     max_cards: int
     deadline_cards: ArrayKey[IntArray]
 

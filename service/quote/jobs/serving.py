@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -138,12 +139,11 @@ def serving_candidates(
     return counts, requested, units, placed
 
 
-@dataclass(frozen=True, slots=True)
-class ReplicaPlacement(Candidates):
+class ReplicaPlacement(Candidates, frozen=True, gc=False):
     """``replicas`` replicas of the model (``fewest_cards`` per row hold it) placed on each matching row,
     or the totals ``card_counts`` in whole replicas."""
 
-    shared = False
+    shared: ClassVar[bool] = False
     replicas: int
     card_counts: tuple[int, ...] | None
     fewest_cards: ArrayKey[FloatArray]

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+
+import msgspec
 
 from schemas.quote import Lang
 from service.quote.base.money import number_text
@@ -267,9 +268,10 @@ def text_from(table: Mapping[str, Mapping[Lang, str]], key: str, lang: Lang, **f
     return _SPACE_BETWEEN_HAN.sub("", filled) if lang == "zh" else filled
 
 
-class Message(NamedTuple):
+class Message(msgspec.Struct, frozen=True, gc=False):
     """A sentence and the message id it was written from: code that picks among sentences (the summary's
-    caveats) reads the id, never the wording, so a rewording never changes which sentence is said."""
+    caveats) reads the id, never the wording, so a rewording never changes which sentence is said. (A
+    struct: a response writes dozens, and a struct is made in a sixth of a named tuple's time.)"""
 
     key: str
     text: str

@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from schemas.offer import Pricing, PricingKind
-from service.quote.model.pricing.base import CardHourRate, LineSheet, LineWriter, Prepaid, PricingRule
+from service.quote.model.pricing.base import (
+    CardHourRate,
+    LineSheet,
+    LineWriter,
+    OfferWords,
+    Prepaid,
+    PricingRule,
+)
 from service.quote.model.pricing.bundle import BundleRule
 from service.quote.model.pricing.card_hour import CardHourRule
 from service.quote.model.pricing.node_hour import NodeHourRule
@@ -22,6 +29,7 @@ __all__ = [
     "CardHourRate",
     "LineSheet",
     "LineWriter",
+    "OfferWords",
     "Prepaid",
     "PricingRule",
     "rule_of",

@@ -24,7 +24,15 @@ from service.quote.base.money import cents
 from service.quote.model.billing import BillingTerms, ExpectedBill
 from service.quote.prose.texts import text
 
-__all__ = ["CardHourRate", "LineSheet", "LineWriter", "Prepaid", "PricingRule", "compute_line"]
+__all__ = [
+    "CardHourRate",
+    "LineSheet",
+    "LineWriter",
+    "OfferWords",
+    "Prepaid",
+    "PricingRule",
+    "compute_line",
+]
 
 P = TypeVar("P", bound=Pricing)
 
@@ -47,15 +55,11 @@ class Prepaid:
     cards: int
 
 
-class LineSheet(msgspec.Struct, kw_only=True, frozen=True, gc=False):
-    """What writing one quote's line items needs: the candidate, its expected bill and the words (a struct:
-    one is made per returned quote)."""
+@dataclass(frozen=True, slots=True)
+class OfferWords:
+    """What one offer's line items say in one language whatever the quote: made once per offer."""
 
     offer: Offer
-    cards: int
-    bill: ExpectedBill
-    total_cny: float  # the quote's expected cost as shown (rounded to the fen): the items add up to it
-    wall_clock_hours: float  # expected, unrounded
     reference: Offer | None  # the same vendor's card-hour offer for the GPU, when it sells one
     reference_rate: CardHourRate | None  # its price per card-hour
     gpu_name: str
@@ -63,16 +67,25 @@ class LineSheet(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     lang: Lang
 
 
+class LineSheet(msgspec.Struct, frozen=True, gc=False):
+    """One quote's figures its line items show (a struct: one is made per returned quote)."""
+
+    cards: int
+    bill: ExpectedBill
+    total_cny: float  # the quote's expected cost as shown (rounded to the fen): the items add up to it
+    wall_clock_hours: float  # expected, unrounded
+
+
 class LineWriter:
     """Writes one offer's line items in one language (``PricingRule.writer``), made once per offer."""
 
-    __slots__ = ("_pricing", "_rule")
+    __slots__ = ("_pricing", "_rule", "words")
 
-    def __init__(self, rule: PricingRule[Pricing], pricing: Pricing) -> None:
-        self._rule, self._pricing = rule, pricing
+    def __init__(self, rule: PricingRule[Pricing], pricing: Pricing, words: OfferWords) -> None:
+        self._rule, self._pricing, self.words = rule, pricing, words
 
     def items(self, sheet: LineSheet) -> list[LineItem]:
-        return self._rule.lines(self._pricing, sheet)
+        return self._rule.lines(self._pricing, self.words, sheet)
 
 
 def compute_line(description: str, total_cny: float, others: tuple[LineItem, ...] = ()) -> LineItem:
@@ -92,13 +105,12 @@ class PricingRule(ABC, Generic[P]):
         """The billing rule's parameters for ``pricing``."""
 
     @abstractmethod
-    def lines(self, pricing: P, sheet: LineSheet) -> list[LineItem]:
+    def lines(self, pricing: P, words: OfferWords, sheet: LineSheet) -> list[LineItem]:
         """The expected bill's line items, adding up to ``sheet.total_cny``."""
 
-    def writer(self, pricing: P, gpu_name: str, price_text: str, lang: Lang) -> LineWriter:
-        """A writer of this offer's line items in ``lang`` (a kind may write its words in once here)."""
-        del gpu_name, price_text, lang
-        return LineWriter(self, pricing)  # type: ignore[arg-type]
+    def writer(self, pricing: P, words: OfferWords) -> LineWriter:
+        """A writer of this offer's line items (a kind may write its words in once here)."""
+        return LineWriter(self, pricing, words)  # type: ignore[arg-type]
 
     def card_hour_rate(self, pricing: P) -> CardHourRate | None:
         """The price per card-hour other offers of the GPU are compared with; None unless per card-hour."""

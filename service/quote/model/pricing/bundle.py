@@ -15,7 +15,7 @@ from schemas.offer import BundlePricing
 from schemas.quote import LineItem
 from service.quote.base.money import cents, format_cny, round_cny
 from service.quote.model.billing import BillingTerms, billed_hours_of
-from service.quote.model.pricing.base import LineSheet, PricingRule, compute_line
+from service.quote.model.pricing.base import LineSheet, OfferWords, PricingRule, compute_line
 from service.quote.prose.texts import hours_text, number_text, text
 
 __all__ = ["BundleRule"]
@@ -37,10 +37,10 @@ class BundleRule(PricingRule[BundlePricing]):
             spans_machines=False,
         )
 
-    def lines(self, pricing: BundlePricing, sheet: LineSheet) -> list[LineItem]:
-        bill, lang, total_cny = sheet.bill, sheet.lang, sheet.total_cny
-        fields = {"bundles": bill.units, "bundle_cards": pricing.cards, "price": sheet.price_text}
-        reference, rate = sheet.reference, sheet.reference_rate
+    def lines(self, pricing: BundlePricing, words: OfferWords, sheet: LineSheet) -> list[LineItem]:
+        bill, lang, total_cny = sheet.bill, words.lang, sheet.total_cny
+        fields = {"bundles": bill.units, "bundle_cards": pricing.cards, "price": words.price_text}
+        reference, rate = words.reference, words.reference_rate
         if reference is not None and rate is not None:
             # What the card-hour offer itself would bill for the same run: its granularity, its minimum.
             list_hours = billed_hours_of(
@@ -55,7 +55,7 @@ class BundleRule(PricingRule[BundlePricing]):
                         "item_bundle_list",
                         lang,
                         cards=sheet.cards,
-                        gpu=sheet.gpu_name,
+                        gpu=words.gpu_name,
                         price=format_cny(rate.cny_per_card_hour),
                         reference=reference.id,
                         hours=hours_text(list_hours),

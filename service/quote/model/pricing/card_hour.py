@@ -7,9 +7,9 @@ The unit is one card, at most a machine's cards; this is the price the other kin
 from __future__ import annotations
 
 from schemas.offer import CardHourPricing
-from schemas.quote import Lang, LineItem
+from schemas.quote import LineItem
 from service.quote.model.billing import BillingTerms
-from service.quote.model.pricing.base import CardHourRate, LineSheet, LineWriter, PricingRule
+from service.quote.model.pricing.base import CardHourRate, LineSheet, LineWriter, OfferWords, PricingRule
 from service.quote.prose.texts import hours_text, partial_text, text
 
 __all__ = ["CardHourRule"]
@@ -21,11 +21,12 @@ class _CardHourWriter(LineWriter):
 
     __slots__ = ("_min_billed_hours", "_minimum", "_template")
 
-    def __init__(
-        self, rule: CardHourRule, pricing: CardHourPricing, gpu_name: str, price: str, lang: Lang
-    ) -> None:
-        super().__init__(rule, pricing)  # type: ignore[arg-type]
-        self._template = partial_text("item_card_hour", lang, ("cards", "hours"), gpu=gpu_name, price=price)
+    def __init__(self, rule: CardHourRule, pricing: CardHourPricing, words: OfferWords) -> None:
+        super().__init__(rule, pricing, words)  # type: ignore[arg-type]
+        lang = words.lang
+        self._template = partial_text(
+            "item_card_hour", lang, ("cards", "hours"), gpu=words.gpu_name, price=words.price_text
+        )
         self._min_billed_hours = pricing.min_billed_hours
         self._minimum = text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
 
@@ -53,11 +54,11 @@ class CardHourRule(PricingRule[CardHourPricing]):
             spans_machines=False,
         )
 
-    def writer(self, pricing: CardHourPricing, gpu_name: str, price_text: str, lang: Lang) -> LineWriter:
-        return _CardHourWriter(self, pricing, gpu_name, price_text, lang)
+    def writer(self, pricing: CardHourPricing, words: OfferWords) -> LineWriter:
+        return _CardHourWriter(self, pricing, words)
 
-    def lines(self, pricing: CardHourPricing, sheet: LineSheet) -> list[LineItem]:
-        return self.writer(pricing, sheet.gpu_name, sheet.price_text, sheet.lang).items(sheet)
+    def lines(self, pricing: CardHourPricing, words: OfferWords, sheet: LineSheet) -> list[LineItem]:
+        return self.writer(pricing, words).items(sheet)
 
     def card_hour_rate(self, pricing: CardHourPricing) -> CardHourRate:
         return CardHourRate(

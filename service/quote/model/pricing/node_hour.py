@@ -10,7 +10,7 @@ from schemas.offer import NodeHourPricing
 from schemas.quote import MAX_CARDS, Lang, LineItem, LineItemKind
 from service.quote.base.money import format_cny, round_cny
 from service.quote.model.billing import BillingTerms, ExpectedBill
-from service.quote.model.pricing.base import LineSheet, PricingRule, compute_line
+from service.quote.model.pricing.base import LineSheet, OfferWords, PricingRule, compute_line
 from service.quote.prose.texts import hours_text, text
 
 __all__ = ["NodeHourRule"]
@@ -37,8 +37,8 @@ class NodeHourRule(PricingRule[NodeHourPricing]):
             spans_machines=True,
         )
 
-    def lines(self, pricing: NodeHourPricing, sheet: LineSheet) -> list[LineItem]:
-        bill, lang = sheet.bill, sheet.lang
+    def lines(self, pricing: NodeHourPricing, words: OfferWords, sheet: LineSheet) -> list[LineItem]:
+        bill, lang = sheet.bill, words.lang
         nodes, hours = bill.units, hours_text(bill.billed_hours)
         premiums: tuple[tuple[LineItemKind, str, float], ...] = (
             ("network", "item_network", pricing.network_premium_cny_per_node_hour),
@@ -53,7 +53,7 @@ class NodeHourRule(PricingRule[NodeHourPricing]):
             for kind, key, price in premiums
             if price > 0
         )
-        node = {"nodes": nodes, "node_cards": pricing.cards_per_node, "price": sheet.price_text}
+        node = {"nodes": nodes, "node_cards": pricing.cards_per_node, "price": words.price_text}
         return [compute_line(text("item_node", lang, hours=hours, **node), sheet.total_cny, extras), *extras]
 
     def idle_reason(self, pricing: NodeHourPricing, bill: ExpectedBill, lang: Lang) -> str:

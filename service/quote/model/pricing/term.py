@@ -11,7 +11,7 @@ from __future__ import annotations
 from schemas.offer import PERIOD_HOURS, TermPricing
 from schemas.quote import LineItem
 from service.quote.model.billing import BillingTerms
-from service.quote.model.pricing.base import LineSheet, Prepaid, PricingRule, compute_line
+from service.quote.model.pricing.base import LineSheet, OfferWords, Prepaid, PricingRule, compute_line
 from service.quote.prose.texts import hours_text, number_text, text
 
 __all__ = ["TermRule"]
@@ -35,15 +35,15 @@ class TermRule(PricingRule[TermPricing]):
             spans_machines=False,
         )
 
-    def lines(self, pricing: TermPricing, sheet: LineSheet) -> list[LineItem]:
-        bill, lang = sheet.bill, sheet.lang
+    def lines(self, pricing: TermPricing, words: OfferWords, sheet: LineSheet) -> list[LineItem]:
+        bill, lang = sheet.bill, words.lang
         description = text(
             "item_term",
             lang,
             units=bill.units,
             period=text(f"period_{pricing.period}", lang),
             unit_cards=pricing.cards,
-            price=sheet.price_text,
+            price=words.price_text,
             periods=number_text(bill.billed_hours / PERIOD_HOURS[pricing.period]),
             hours=hours_text(bill.billed_hours),
         )
