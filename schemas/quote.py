@@ -84,26 +84,46 @@ SpeedRatios = Annotated[
 an H800); each replaces the catalog's estimated range for that model when hours are converted."""
 
 
-WorkloadKind = Literal["batch", "serving"]
+WorkloadKind = Literal["batch", "serving", "independent"]
 Communication = Literal["light", "moderate", "heavy"]
 
 
 class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
-    """The job. A ``batch`` job (the default) gives ``gpu_hours``: its wall-clock time on ONE card of
-    ``reference_gpu``, shortened by more cards. A ``serving`` job gives ``hours``: the wall-clock time it
-    stays up. Each of its ``replicas`` takes the cards that hold the model (task inference, rounded up to
-    1, 2, 4 or 8 in a machine, or whole machines beyond one); replicas are placed whole on as many machines
-    of one offer as they need; more cards add replicas, never speed. Exactly one of ``gpu_hours`` and
-    ``hours`` is given, matching ``kind``."""
+    """The job. A ``batch`` job (the default) gives ``gpu_hours``, its wall-clock time on ONE card of
+    ``reference_gpu``, or ``tokens`` with a model and task (its FLOPs then size it on every GPU model);
+    more cards shorten it. An ``independent`` job is the same work split into runs that never talk to each
+    other (a sweep, batch generation): ``runs`` equal runs of ``cards_per_run`` cards, finished in whole
+    rounds, or without ``runs`` divided freely. A ``serving`` job gives ``hours``, the wall-clock time it
+    stays up, and ``replicas`` or a ``target_tokens_per_s``: each replica takes the cards that hold the
+    model (task inference, rounded up to 1, 2, 4 or 8 in a machine, or whole machines beyond one);
+    replicas are placed whole on as many machines of one offer as they need; more cards add replicas,
+    never speed."""
 
     gpu_hours: JobHours | None = None
     kind: WorkloadKind = "batch"
     hours: JobHours | None = None
     replicas: Annotated[int, msgspec.Meta(ge=1, le=MAX_CARDS)] = 1
+    # Sizing from the model and its data: training tokens (or, for inference, tokens generated) with a
+    # model (or ``model_params_b``) and a task give the job's FLOPs; ``mfu`` (model FLOPs utilization,
+    # measured) replaces the default range.
+    tokens: Annotated[float, msgspec.Meta(gt=0, le=1e15)] | None = None
+    mfu: Annotated[float, msgspec.Meta(ge=0.01, le=1)] | None = None
+    # Independent work: how many equal runs (left out: the work divides freely) and the cards each takes
+    # (left out: the fewest that hold the model).
+    runs: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] | None = None
+    cards_per_run: Annotated[int, msgspec.Meta(ge=1, le=MAX_CARDS)] | None = None
+    # Serving by throughput: the tokens per second to serve in all, requests served at once per replica,
+    # and a measured figure per replica replacing the estimate from each GPU's memory bandwidth.
+    target_tokens_per_s: Annotated[float, msgspec.Meta(gt=0, le=1e8)] | None = None
+    concurrent_requests: Annotated[int, msgspec.Meta(ge=1, le=1024)] | None = None
+    replica_tokens_per_s: Annotated[float, msgspec.Meta(gt=0, le=1e7)] | None = None
+    # The work may grow by this factor (2: it doubles): each quote says whether its offer carries it.
+    growth_factor: Annotated[float, msgspec.Meta(gt=1, le=100)] | None = None
     # How much the job communicates between cards: light (data parallel, small model), moderate, heavy
     # (tensor/pipeline parallel, large dense gradients). Sets the derived in-machine curve and the
-    # cross-node factor by the offer's interconnect.
-    communication: Communication = "moderate"
+    # cross-node factor by the offer's interconnect. Left out: moderate, or heavy on the cards where the
+    # model has to be split because it does not fit one.
+    communication: Communication | None = None
     # Efficiency kept per doubling of nodes past one machine, replacing the factor derived from the offer's
     # interconnect and ``communication`` (measured on your cluster: 8 → 16 cards at 1.8× is 0.9).
     cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] | None = None

@@ -93,7 +93,11 @@ def _response_warnings(
         )
     if resolved.memory_needed_gb is not None and evaluation.matching.any():
         fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
-        if request.workload.communication == "heavy" and fits_one_machine.any():
+        communication = request.workload.communication
+        # Heavy as the caller says, or where the model must be split across cards (``jobs.batch``).
+        split = communication is None and request.scaling is None and resolved.kind.shortened_by_cards
+        heavy = fits_one_machine & (evaluation.min_cards > 1) if split else fits_one_machine
+        if (communication == "heavy" or split) and heavy.any():
             # The Shenzhen article's pick rule, right after the warnings on the prices themselves, so the
             # summary (whose caveat is the first response warning) says it.
             need = number_text(resolved.memory_needed_gb)

@@ -77,14 +77,37 @@ class VendorStatusArgs(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown
 
 
 _QUOTE_NOTES = {
-    "workload.gpu_hours": "Wall-clock hours the job takes on ONE card of `reference_gpu`, e.g. 48. For a "
-    "batch job (the default `kind`); a serving job gives `hours` instead.",
-    "workload.kind": "batch (default): `gpu_hours` of work, shortened by more cards; serving: a model held "
-    "for `hours` of wall-clock time on the cards its memory needs × `replicas`, never shortened.",
+    "workload.gpu_hours": "Wall-clock hours the job takes on ONE card of `reference_gpu`, e.g. 48 (all of "
+    "it, for kind independent). Or give `tokens` instead, with a model and task.",
+    "workload.kind": "batch (default): one job of `gpu_hours` (or `tokens`) of work, shortened by more "
+    "cards; independent: the same work as runs that never talk to each other (a sweep, batch image "
+    "generation), `runs` of `cards_per_run` cards in whole rounds, no scaling loss; serving: a model held "
+    "for `hours` of wall-clock time by `replicas` (or enough for `target_tokens_per_s`), never shortened.",
     "workload.hours": "For kind serving: wall-clock hours the model stays up, e.g. 720 for a month.",
-    "workload.replicas": "For kind serving: copies of the model served side by side (default 1).",
-    "workload.communication": "How much the job communicates between cards: light, moderate (default), "
-    "heavy (tensor/pipeline parallel, large dense gradients). With each offer's interconnect it sets the "
+    "workload.replicas": "For kind serving: copies of the model served side by side (default 1); or give "
+    "`target_tokens_per_s` and the service works out the replicas per GPU model.",
+    "workload.tokens": "Training tokens (or, for task inference, tokens generated) instead of `gpu_hours`: "
+    "with a model (or `model_params_b`) and a task they give the job's FLOPs (6 N D full fine-tune or "
+    "pre-train, 4 N D LoRA/QLoRA, 2 N per token inference; N active parameters), and its hours on each GPU "
+    "model from that model's peak BF16 rate and the MFU range.",
+    "workload.mfu": "Your measured model FLOPs utilization, 0.01–1 (e.g. 0.4), replacing the default range "
+    "0.2–0.5 (0.35 expected) that sizes a `tokens` job.",
+    "workload.runs": "For kind independent: how many equal runs (e.g. 200 for a sweep); left out, the work "
+    "divides freely across cards (a batch of many images).",
+    "workload.cards_per_run": "For kind independent: cards each run takes; left out, the fewest that hold "
+    "the model (1 without a model).",
+    "workload.target_tokens_per_s": "For kind serving: tokens per second to serve in all; the replicas each "
+    "offer needs follow from what one replica of its GPU serves (memory bandwidth, compute), instead of "
+    "`replicas`.",
+    "workload.concurrent_requests": "For kind serving with a target: requests each replica serves at once "
+    "(default 8, where batching still costs little latency).",
+    "workload.replica_tokens_per_s": "For kind serving with a target: your measured tokens per second of "
+    "one replica, replacing the estimate.",
+    "workload.growth_factor": "How much the work may grow (2: it doubles): each quote says whether its "
+    "offer can carry the grown job (cards, nodes, stock) and what it would cost.",
+    "workload.communication": "How much the job communicates between cards: light, moderate, heavy "
+    "(tensor/pipeline parallel, large dense gradients). Left out: moderate, or heavy on the cards a model "
+    "has to be split across because one does not hold it. With each offer's interconnect it sets the "
     "speed-up; a heavy job across Ethernet nodes can be slower than one machine.",
     "workload.cross_node_factor": "Efficiency kept per doubling of nodes past one machine (0–1], measured "
     "on your cluster; replaces the factor derived from the offer's fabric and `communication`.",

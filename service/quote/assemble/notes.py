@@ -29,6 +29,7 @@ from service.quote.base.money import cents, format_cny, round_cny
 from service.quote.evaluate.evaluation import Figure
 from service.quote.evaluate.locality import copy_hours
 from service.quote.model.scaling import FABRIC_BANDWIDTH_RATIO, ScalingColumn
+from service.quote.prose.names import gpu_name
 from service.quote.prose.texts import Message, hours_text, number_text, said, text
 
 __all__ = ["fee_items", "quote_notes"]
@@ -58,9 +59,8 @@ def _scaling_notes(
     curve_noted = bool(column.curve_source) and column.curve_source != "scaling_source_caller"
     if not curve_noted and not column.spans_nodes(cards):
         return ()
-    communication = context.resolved.request.workload.communication
     return _written_scaling_notes(
-        column, cards, nodes, speedup, context.lang, communication, context.operator_factor
+        column, cards, nodes, speedup, context.lang, column.communication, context.operator_factor
     )
 
 
@@ -140,12 +140,36 @@ def _locality_note(
 _SCALING_NOTES: MemoSlot[tuple[int, int, int], tuple[Message, ...]] = MemoSlot("scaling notes", size=64)
 
 
+def _split_heavy(context: QuoteContext, index: int) -> bool:
+    """Whether the offer's cards hold the model only split across them, scaled as a heavy job for it
+    (the caller said neither how the job communicates nor how it scales: ``jobs.batch.curve_speedups``)."""
+    request = context.resolved.request
+    return (
+        request.workload.communication is None
+        and request.scaling is None
+        and context.evaluation.min_cards[index] > 1
+    )
+
+
+def _split_note(context: QuoteContext, index: int) -> Message:
+    offer = context.tables.offers[index]
+    return said(
+        "warn_split_model",
+        context.lang,
+        gpu=gpu_name(offer.gpu, context.catalog),
+        need=number_text(context.resolved.memory_needed_gb or 0.0),
+        min_cards=int(context.evaluation.min_cards[index]),
+    )
+
+
 def quote_notes(
     context: QuoteContext, index: int, column: int, cards: int, nodes: int, speedup: Range
 ) -> list[Message]:
     """The notes of offer ``index`` at count column ``column`` (``cards`` cards on ``nodes`` nodes)."""
     evaluation, resolved = context.evaluation, context.resolved
     notes: list[Message] = []
+    if resolved.kind.shortened_by_cards and cards > 1 and _split_heavy(context, index):
+        notes.append(_split_note(context, index))
     if resolved.kind.shortened_by_cards and cards > 1:
         code = int(evaluation.scaling.code[index])
         key = (code, column, nodes)

@@ -213,12 +213,13 @@ def evaluate(
         fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
     workload = request.workload
     kind = resolved.kind
-    rule = kind.speedups(request, resolved.curve, cross_node_factor)
+    rows = CandidateRows(matching, fewest_cards, one_card_hours[1])
+    rule = kind.speedups(request, resolved.curve, cross_node_factor, rows)
     candidates = kind.candidates(
         tables,
         resolved.job,
         AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards),
-        CandidateRows(matching, fewest_cards, one_card_hours[1]),
+        rows,
         rule,
         fast,
     )

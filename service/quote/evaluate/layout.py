@@ -82,8 +82,9 @@ class Layout:
     # Every count dense and few cells: the low and high bounds are billed with the expected one, where
     # the numpy calls of billing them for the returned quotes alone cost more than the cells they skip.
     bounds_up_front: bool
-    # (sparse cells,) the cells past ``dense`` as flat positions of a (counts, speed-up columns) table
-    sparse_speedup_at: IntArray
+    # (2, sparse cells) the cells past ``dense``: their count columns and rows (a rule's speed-up columns
+    # place each row, so a cell's speed-up is looked up per rule: ``gathered``)
+    sparse_at: IntArray
     sparse_terms: FloatArray  # (2, sparse cells): granularity hours, minimum billed hours
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
@@ -93,24 +94,24 @@ class Layout:
         return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(rule.columns(tables, self.counts)))
 
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
-        table = scaling.expected
+        table, width = scaling.expected, scaling.expected.shape[1]
+        sparse_count, sparse_offer = self.sparse_at
         return GatheredSpeedups(
             scaling=scaling,
             dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
-            sparse=_frozen(table.take(self.sparse_speedup_at)),
+            sparse=_frozen(table.take(sparse_count * width + scaling.code.take(sparse_offer))),
             every_bound=_frozen(
                 np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
             )
             if self.bounds_up_front
             else None,
-            plans=_frozen(
-                np.empty((2, 0))
-                if self.plans is None
-                else np.stack(
-                    (scaling.high.take(self.plans.speedup_at), scaling.low.take(self.plans.speedup_at))
-                )
-            ),
+            plans=_frozen(np.empty((2, 0)) if self.plans is None else self._plan_speedups(scaling)),
         )
+
+    def _plan_speedups(self, scaling: ScalingColumns) -> FloatArray:
+        assert self.plans is not None
+        at = self.plans.count_at * scaling.expected.shape[1] + scaling.code.take(self.plans.offers)
+        return np.stack((scaling.high.take(at), scaling.low.take(at)))
 
 
 def _frozen(array: _ArrayT) -> _ArrayT:
@@ -192,9 +193,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
         supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
         dense=dense,
         bounds_up_front=not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS),
-        sparse_speedup_at=_frozen(
-            cell_count[sparse] * len(tables.scaling_keys) + tables.scaling_code[cell_offer[sparse]]
-        ),
+        sparse_at=_frozen(np.stack((cell_count[sparse], cell_offer[sparse]))),
         sparse_terms=_frozen(
             np.stack(
                 (

@@ -121,21 +121,42 @@ class SpeedupRule(msgspec.Struct, frozen=True, gc=False):
 class CurveSpeedups(SpeedupRule, frozen=True, gc=False):
     """Speed-ups by each column's curve and cross-node factor (``model.scaling``): derived from the
     offer's interconnect and ``communication`` unless the caller's ``curve`` or ``cross_node_factor``
-    replaces them; ``sped_up`` False gives 1 at every count (the columns are still the offers' own)."""
+    replaces them; ``sped_up`` False gives 1 at every count (the columns are still the offers' own).
+
+    ``split`` marks the rows whose model does not fit one card: split across cards (tensor or pipeline
+    parallel, ZeRO-3), every step moves weights or activations between them, so those rows take the
+    curves and factors of a communication-heavy job (one more column per machine size and interconnect).
+    """
 
     curve: ScalingCurve | None
     communication: Communication
     cross_node_factor: float | None
     operator_factor: float
     sped_up: bool = True
+    split: ArrayKey[BoolArray] | None = None
 
     def columns(self, tables: OfferTables, counts: Sequence[int]) -> ScalingColumns:
+        own = self._columns(tables, counts, self.communication)
+        if self.split is None:
+            return own
+        heavy = self._columns(tables, counts, "heavy")
+        return ScalingColumns(
+            columns=own.columns + heavy.columns,
+            code=tables.scaling_code + len(own.columns) * self.split.array,
+            low=np.hstack((own.low, heavy.low)),
+            expected=np.hstack((own.expected, heavy.expected)),
+            high=np.hstack((own.high, heavy.high)),
+        )
+
+    def _columns(
+        self, tables: OfferTables, counts: Sequence[int], communication: Communication
+    ) -> ScalingColumns:
         return speedup_columns(
             counts,
             tables.scaling_keys,
             tables.scaling_code,
             curve=self.curve,
-            communication=self.communication,
+            communication=communication,
             cross_node_factor=self.cross_node_factor,
             operator_factor=self.operator_factor,
             serving=not self.sped_up,
@@ -173,7 +194,9 @@ class JobKind(ABC):
         """The workload checked for this kind (``InvalidRequest`` naming the field) and reduced."""
 
     @abstractmethod
-    def speedups(self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float) -> SpeedupRule:
+    def speedups(
+        self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
+    ) -> SpeedupRule:
         """The rule the job's speed-ups follow (``curve``: the request's, resolved)."""
 
     @abstractmethod

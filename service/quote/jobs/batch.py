@@ -84,6 +84,28 @@ class SoldCountsByDeadline(Candidates, frozen=True, gc=False):
         return LayoutInputs(*plan_candidates(tables, (1,), self.max_cards, self.deadline_cards.array))
 
 
+def curve_speedups(
+    request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
+) -> CurveSpeedups:
+    """A job that scales by the curves: the caller's curve, communication and factor where given; rows
+    whose model must be split across cards take the heavy curves unless the caller said how the job
+    communicates or measured its own curve (``CurveSpeedups.split``)."""
+    workload = request.workload
+    split = None
+    if workload.communication is None and request.scaling is None:
+        needs_split = rows.fewest_cards > 1
+        if needs_split.any():
+            needs_split.flags.writeable = False
+            split = ArrayKey(needs_split)
+    return CurveSpeedups(
+        curve=None if request.scaling is None else curve,
+        communication=workload.communication or "moderate",
+        cross_node_factor=workload.cross_node_factor,
+        operator_factor=operator_factor,
+        split=split,
+    )
+
+
 class BatchJob(JobKind):
     kind = "batch"
     shortened_by_cards = True
@@ -99,14 +121,10 @@ class BatchJob(JobKind):
             raise InvalidRequest("workload.replicas", "replicas are for a serving workload (workload.kind)")
         return Job(kind="batch", hours=workload.gpu_hours, task=workload.task)
 
-    def speedups(self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float) -> SpeedupRule:
-        workload = request.workload
-        return CurveSpeedups(
-            curve=None if request.scaling is None else curve,
-            communication=workload.communication,
-            cross_node_factor=workload.cross_node_factor,
-            operator_factor=operator_factor,
-        )
+    def speedups(
+        self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
+    ) -> SpeedupRule:
+        return curve_speedups(request, curve, operator_factor, rows)
 
     def candidates(
         self,

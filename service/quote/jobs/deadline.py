@@ -84,20 +84,30 @@ def fewest_meeting_deadline(
     if not lookup:
         rising = np.zeros_like(rising)
     # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
-    by_column = needed[tables.scaling_order]
+    order, starts = _by_column(tables, scaling)
+    by_column = needed[order]
     reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)
-    starts = tables.scaling_starts.tolist()
     for column in np.flatnonzero(rising).tolist():
         rows = slice(starts[column], starts[column + 1])
         reached_by_column[rows] = np.searchsorted(expected[column], by_column[rows])
     reached = np.empty(tables.size, dtype=np.int64)
-    reached[tables.scaling_order] = reached_by_column
+    reached[order] = reached_by_column
     # The first multiple of the step from ``first`` at or past that count (count = index + 1).
     found: IntArray = first + -(-(np.maximum(reached + 1, first) - first) // step) * step
     found[(found > last) | ~matching] = 0
     if not rising.all():
         _search_falling(scaling, (needed, first, last, step), matching & ~rising[scaling.code], found)
     return found
+
+
+def _by_column(tables: OfferTables, scaling: ScalingColumns) -> tuple[IntArray, list[int]]:
+    """The rows ordered by their speed-up column, and where each column's rows start in that order: the
+    tables' own order unless the job gives some rows other columns (a model split across cards)."""
+    if scaling.code is tables.scaling_code:
+        return tables.scaling_order, tables.scaling_starts.tolist()
+    order: IntArray = np.argsort(scaling.code, kind="stable")
+    starts = np.searchsorted(scaling.code[order], np.arange(len(scaling.columns) + 1))
+    return order, starts.tolist()
 
 
 def _search_falling(

@@ -179,11 +179,14 @@ class ServingJob(JobKind):
             )
         return Job(kind="serving", hours=workload.hours, task="inference", replicas=workload.replicas)
 
-    def speedups(self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float) -> SpeedupRule:
+    def speedups(
+        self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
+    ) -> SpeedupRule:
+        del rows
         workload = request.workload
         return CurveSpeedups(
             curve=None if request.scaling is None else curve,
-            communication=workload.communication,
+            communication=workload.communication or "moderate",
             cross_node_factor=workload.cross_node_factor,
             operator_factor=operator_factor,
             sped_up=False,

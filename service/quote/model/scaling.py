@@ -257,6 +257,7 @@ class ScalingColumn:
     cross_node_factor: float
     curve_source: str
     factor_from_caller: bool
+    communication: Communication = "moderate"  # what the curve and factor were derived for
 
     def speedup(self, cards: int) -> Range:
         return speedup_range(
@@ -307,6 +308,7 @@ def _column(
         cross_node_factor=factor,
         curve_source=source,
         factor_from_caller=cross_node_factor is not None,
+        communication=communication,
     )
 
 

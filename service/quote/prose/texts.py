@@ -140,6 +140,13 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "模型至少需要 {min_cards} 张 {memory} GB 的卡（共 {need} GB），超过单个 {node_cards} 卡节点，"
         "需通过 {interconnect} 跨节点做张量/流水线并行",
     },
+    "warn_split_model": {
+        "en": "the model does not fit one {gpu} ({need} GB, at least {min_cards} cards): split across cards, "
+        "every step moves weights or activations between them, so it is scaled as a communication-heavy "
+        "job (give workload.communication or measured scaling points to replace that)",
+        "zh": "单张 {gpu} 放不下该模型（{need} GB，至少 {min_cards} 张卡）：跨卡切分后每一步都要在卡间传递权重"
+        "或激活值，因此按通信密集型任务估算加速比（可传入 workload.communication 或实测加速比替换）",
+    },
     "warn_scaling_curve": {
         "en": "speed-up {low}–{high}× on {cards} cards for a {communication} job over {interconnect}: "
         "{source} (pass measured points in scaling to replace it)",
