@@ -35,6 +35,7 @@ __all__ = [
     "ScalingOverride",
     "ScalingPoints",
     "ScalingProfile",
+    "Sizing",
     "SnapshotInfo",
     "Task",
     "Workload",
@@ -248,6 +249,20 @@ class MemoryNeed(msgspec.Struct, kw_only=True, frozen=True):
     min_cards: dict[str, int]
 
 
+class Sizing(msgspec.Struct, kw_only=True, frozen=True):
+    """How a job given by its tokens was sized: ``flops`` = ``flops_per_param_token`` (6 full fine-tune or
+    pre-train, 4 LoRA/QLoRA, 2 inference) × ``active_params_b`` × 1e9 × ``tokens``, run at a model FLOPs
+    utilization ``mfu`` of each GPU's peak dense BF16 rate (the caller's measured figure, or the default
+    range)."""
+
+    flops: float
+    flops_per_param_token: float
+    active_params_b: float
+    tokens: float
+    mfu: Range
+    mfu_source: Literal["default", "caller"]
+
+
 class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest and fastest
     quotes when they rank lower, so every id named here can be looked up in ``quotes``. ``recommended``
@@ -266,3 +281,5 @@ class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=Tru
     rank_by: RankBy
     # Present when the request gives a model size (or name) and a task.
     memory: MemoryNeed | None = None
+    # Present when the job is given by its tokens: how its hours were estimated.
+    sizing: Sizing | None = None

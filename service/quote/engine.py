@@ -30,12 +30,14 @@ from schemas.quote import (
     MemoryNeed,
     QuoteRequest,
     QuoteResponse,
+    Sizing,
     SnapshotInfo,
     Task,
 )
 from schemas.vendor import VendorConfig
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.quotes import build_quotes
+from service.quote.assemble.warnings import mfu_text
 from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
@@ -47,7 +49,7 @@ from service.quote.model.snapshot import Snapshot
 from service.quote.model.tables import OfferTables
 from service.quote.nearest import nothing_fits_summary
 from service.quote.prose.names import ProseNames, gpu_name
-from service.quote.prose.summary import quote_summary
+from service.quote.prose.summary import lead_sentences, quote_summary
 from service.quote.prose.texts import Message, join_text, number_text, said
 from service.quote.rank import CandidateKeys, pick
 from service.quote.resolve import ResolvedRequest, resolve_request
@@ -81,8 +83,10 @@ class QuoteOptions:
 def _response_warnings(
     resolved: ResolvedRequest, evaluation: Evaluation, snapshot: Snapshot, options: QuoteOptions
 ) -> list[Message]:
-    lang, request, tables = resolved.request.lang, resolved.request, snapshot.tables
+    lang, request = resolved.request.lang, resolved.request
     warnings: list[Message] = []
+    if resolved.memory_floor and resolved.memory_needed_gb is not None:
+        warnings.append(_memory_floor_warning(resolved, lang))
     if not options.store_reachable:
         warnings.append(said("warn_store", lang))
     elif options.store_empty:
@@ -91,30 +95,71 @@ def _response_warnings(
         warnings.append(
             said("warn_stale_fallback", lang, max_age=number_text(options.price_max_age_s / 3600))
         )
-    if resolved.memory_needed_gb is not None and evaluation.matching.any():
-        fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
-        communication = request.workload.communication
-        # Heavy as the caller says, or where the model must be split across cards (``jobs.batch``).
-        split = communication is None and request.scaling is None and resolved.kind.shortened_by_cards
-        heavy = fits_one_machine & (evaluation.min_cards > 1) if split else fits_one_machine
-        if (communication == "heavy" or split) and heavy.any():
-            # The Shenzhen article's pick rule, right after the warnings on the prices themselves, so the
-            # summary (whose caveat is the first response warning) says it.
-            need = number_text(resolved.memory_needed_gb)
-            warnings.append(said("hint_single_machine", lang, need=need))
-        if not fits_one_machine.any():
-            warnings.append(said("warn_cluster_only", lang, need=number_text(resolved.memory_needed_gb)))
-    if resolved.reference_gpu is None and resolved.kind.shortened_by_cards:  # else wall-clock anywhere
-        offers_quoted = evaluation.offers_qualifying()
-        gpu_codes = np.unique(tables.gpu_code[offers_quoted])
-        if gpu_codes.size > 1:
-            names = (gpu_name(tables.gpu_names[code], options.catalog) for code in gpu_codes)
-            warnings.append(said("warn_not_comparable", lang, gpus=join_text("join_list", names, lang)))
+    warnings += _memory_warnings(resolved, evaluation, snapshot.tables)
+    warnings += _hours_warnings(resolved, evaluation, snapshot.tables, options.catalog)
     if resolved.memory_check_incomplete:
         warnings.append(said("warn_memory_unchecked", lang))
     if request.rank_by == "value" and request.time_value_cny_per_hour is None:
         warnings.append(said("warn_value_without_time", lang))
     return warnings
+
+
+def _memory_warnings(resolved: ResolvedRequest, evaluation: Evaluation, tables: OfferTables) -> list[Message]:
+    """What the model's memory means for the choice: a heavy job one machine holds is safer on one machine
+    (the Shenzhen article's pick rule, right after the warnings on the prices themselves, so the summary
+    says it early); a model no machine holds runs only on clusters."""
+    needed, request, lang = resolved.memory_needed_gb, resolved.request, resolved.request.lang
+    if needed is None or not evaluation.matching.any():
+        return []
+    warnings = []
+    fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
+    communication = request.workload.communication
+    # Heavy as the caller says, or where the model must be split across cards (``jobs.batch``).
+    split = communication is None and request.scaling is None and resolved.kind.shortened_by_cards
+    heavy = fits_one_machine & (evaluation.min_cards > 1) if split else fits_one_machine
+    if (communication == "heavy" or split) and heavy.any():
+        warnings.append(said("hint_single_machine", lang, need=number_text(needed)))
+    if not fits_one_machine.any():
+        warnings.append(said("warn_cluster_only", lang, need=number_text(needed)))
+    return warnings
+
+
+def _hours_warnings(
+    resolved: ResolvedRequest, evaluation: Evaluation, tables: OfferTables, catalog: GpuCatalog
+) -> list[Message]:
+    """Where the hours come from when it changes how they compare: taken as given on every GPU model (no
+    reference GPU to convert from), or estimated from the job's FLOPs."""
+    lang, sizing = resolved.request.lang, resolved.job.sizing
+    if sizing is not None:
+        return [said("warn_sized", lang, mfu=mfu_text(sizing, lang))]
+    if resolved.reference_gpu is not None or not resolved.kind.shortened_by_cards:
+        return []  # converted, or wall-clock hours on any GPU
+    gpu_codes = np.unique(tables.gpu_code[evaluation.offers_qualifying()])
+    if gpu_codes.size <= 1:
+        return []
+    names = (gpu_name(tables.gpu_names[code], catalog) for code in gpu_codes)
+    return [said("warn_not_comparable", lang, gpus=join_text("join_list", names, lang))]
+
+
+def _sizing_info(resolved: ResolvedRequest) -> Sizing | None:
+    """How a job given by its tokens was sized, for the response."""
+    sizing = resolved.job.sizing
+    if sizing is None:
+        return None
+    return Sizing(
+        flops=sizing.flops,
+        flops_per_param_token=sizing.flops_per_param_token,
+        active_params_b=sizing.active_params_b,
+        tokens=sizing.tokens,
+        mfu=sizing.mfu,
+        mfu_source="caller" if sizing.mfu_from_caller else "default",
+    )
+
+
+def _memory_floor_warning(resolved: ResolvedRequest, lang: Lang) -> Message:
+    """The memory checked at the least any task needs, said first (``prose.summary.LEADING_WARNINGS``)."""
+    needed, params_b = resolved.memory_needed_gb or 0.0, resolved.model_params_b or 1.0
+    return said("warn_memory_floor", lang, need=number_text(needed), bytes=number_text(needed / params_b))
 
 
 def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: QuoteRequest) -> int | None:
@@ -226,6 +271,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     evaluation = run(resolved)
     names = _prose_names(snapshot, options, request.lang)
     memory = _memory_need(resolved, snapshot)
+    sizing_info = _sizing_info(resolved)
     warnings = _response_warnings(resolved, evaluation, snapshot, options)
     snapshot_info = SnapshotInfo(version=snapshot.version, oldest_fetched_at=snapshot.oldest_fetched_at)
     keys = CandidateKeys.of_cells(
@@ -243,8 +289,15 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             quotes=[],
             excluded=evaluation.excluded,
             snapshot=snapshot_info,
-            summary=nothing_fits_summary(
-                run, resolved, evaluation, snapshot, names, top_k=options.fast_paths.top_k
+            summary=join_text(
+                "join_sentences",
+                [
+                    *lead_sentences(warnings, request.lang),
+                    nothing_fits_summary(
+                        run, resolved, evaluation, snapshot, names, top_k=options.fast_paths.top_k
+                    ),
+                ],
+                request.lang,
             ),
             rank_by=request.rank_by,
             cheapest=None,
@@ -252,6 +305,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             recommended=None,
             warnings=[message.text for message in warnings],
             memory=memory,
+            sizing=sizing_info,
         )
 
     picks = pick(keys, request.rank_by, request.limit, top_k=options.fast_paths.top_k)
@@ -299,4 +353,5 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         recommended=built[picks.recommended].quote.id,
         warnings=[message.text for message in warnings],
         memory=memory,
+        sizing=sizing_info,
     )

@@ -8,18 +8,20 @@ Decoding already rejected malformed fields; here names are resolved by the servi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import get_args
 
 import msgspec
 
 from adapters.gpus import GpuCatalog
 from adapters.models import UnknownModelName, resolve_model
-from schemas.quote import QuotePricingKind, QuoteRequest, Task, Workload
+from schemas.quote import QuotePricingKind, QuoteRequest, Range, Task, Workload
 from schemas.vendor import VendorStatus
 from service.errors import InvalidRequest
 from service.names import BODY_FIELDS, KnownNames, NameQuery, resolve_gpu, resolve_names, resolve_place
 from service.quote.jobs import JOB_KINDS, Job, JobKind
-from service.quote.model.memory import memory_needed_gb
+from service.quote.model.memory import bytes_per_param_at, memory_needed_gb
 from service.quote.model.scaling import ScalingCurve, curve_from_override
+from service.quote.model.sizing import DEFAULT_MFU, FLOPS_PER_PARAM_TOKEN, TokenSizing, job_flops
 from service.quote.model.tables import OfferTables
 
 __all__ = ["ResolvedRequest", "resolve_gpu", "resolve_request"]
@@ -39,6 +41,9 @@ class ResolvedRequest(msgspec.Struct, frozen=True):
     curve: ScalingCurve
     memory_needed_gb: float | None
     memory_check_incomplete: bool
+    # The memory checked is the least any task needs: a model was named, its task was not (``_memory_needed``).
+    memory_floor: bool
+    model_params_b: float | None  # in all (what memory is sized on)
     # ``workload.kind`` (``jobs``) and the job it describes: its hours, task and replicas.
     kind: JobKind
     job: Job
@@ -111,14 +116,11 @@ def resolve_request(
     )
     card_counts = None if request.card_counts is None else tuple(sorted(set(request.card_counts)))
     kind = JOB_KINDS[workload.kind]
-    job = kind.job(workload)
-    task = job.task
-    params_b = _params_b(workload)
-    memory_needed = (
-        memory_needed_gb(params_b, task, bytes_per_param, precision=workload.precision)
-        if params_b is not None and task is not None
-        else None
-    )
+    task = kind.check(workload)
+    params_b, active_b = _params_b(workload)
+    sizing = None if workload.tokens is None else _sizing(workload, task, active_b)
+    job = kind.job(workload, task, sizing)
+    memory_needed, memory_floor = _memory_needed(params_b, task, workload, bytes_per_param)
     if card_counts is not None:
         kind.check_counts(tables, job, card_counts, memory_needed, names.gpus)
     data_city = _data_city(workload, known)
@@ -135,6 +137,8 @@ def resolve_request(
         curve=curve_from_override(request.scaling),
         memory_needed_gb=memory_needed,
         memory_check_incomplete=memory_needed is None and (params_b is not None or task is not None),
+        memory_floor=memory_floor,
+        model_params_b=params_b,
         kind=kind,
         job=job,
         data_city=data_city,
@@ -160,10 +164,11 @@ def _data_city(workload: Workload, known: KnownNames) -> str | None:
 _PARAMS_AGREE = 0.01
 
 
-def _params_b(workload: Workload) -> float | None:
-    """Billions of parameters the memory check uses: the named model's total, else ``model_params_b``."""
+def _params_b(workload: Workload) -> tuple[float | None, float | None]:
+    """Billions of parameters: in all (the memory check) and active per token (a mixture-of-experts
+    model's; its FLOPs): the named model's, else ``model_params_b`` for both."""
     if workload.model is None:
-        return workload.model_params_b
+        return workload.model_params_b, workload.model_params_b
     try:
         model = resolve_model(workload.model)
     except UnknownModelName as error:
@@ -175,4 +180,49 @@ def _params_b(workload: Workload) -> float | None:
             f"{model.id} has {model.params_total_b:g}B parameters, but model_params_b is {given:g}; "
             "give one of them, or both agreeing within 1 %",
         )
-    return model.params_total_b
+    return model.params_total_b, model.params_active_b or model.params_total_b
+
+
+def _sizing(workload: Workload, task: Task | None, active_b: float | None) -> TokenSizing:
+    """The FLOPs of a job given by its tokens (``model.sizing``); a 422 naming what it still needs."""
+    assert workload.tokens is not None
+    if active_b is None:
+        raise InvalidRequest(
+            "workload.tokens", "sizing by tokens needs the model: give workload.model or model_params_b"
+        )
+    if task is None:
+        raise InvalidRequest(
+            "workload.task",
+            "sizing by tokens needs the task (full_finetune, pretrain, lora, qlora or inference): it sets "
+            "the FLOPs per token",
+        )
+    if workload.reference_gpu is not None or workload.speed_ratios:
+        raise InvalidRequest(
+            "workload.reference_gpu",
+            "a job given by its tokens is sized on each GPU's own peak compute: there is nothing to convert",
+        )
+    mfu = DEFAULT_MFU if workload.mfu is None else Range(workload.mfu, workload.mfu, workload.mfu)
+    return TokenSizing(
+        flops=job_flops(task, active_b, workload.tokens),
+        flops_per_param_token=FLOPS_PER_PARAM_TOKEN[task],
+        active_params_b=active_b,
+        tokens=workload.tokens,
+        mfu=mfu,
+        mfu_from_caller=workload.mfu is not None,
+    )
+
+
+def _memory_needed(
+    params_b: float | None,
+    task: Task | None,
+    workload: Workload,
+    bytes_per_param: Mapping[Task, float],
+) -> tuple[float | None, bool]:
+    """GB the model needs for its task; for a named model without a task, the least any task needs (a
+    4-bit QLoRA or int4 inference: never one 24 GB card for a 72B model unsaid), flagged as such."""
+    if params_b is None:
+        return None, False
+    if task is not None:
+        return memory_needed_gb(params_b, task, bytes_per_param, precision=workload.precision), False
+    floor = min(bytes_per_param_at(each, workload.precision, bytes_per_param) for each in get_args(Task))
+    return params_b * floor, True

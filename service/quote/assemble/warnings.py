@@ -22,6 +22,7 @@ from service.quote.assemble.figures import QuoteFigures
 from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import format_cny
 from service.quote.model.pricing import rule_of
+from service.quote.model.sizing import TokenSizing
 from service.quote.prose.names import gpu_name
 from service.quote.prose.texts import Message, hours_text, number_text, partial_text, said, text
 
@@ -129,6 +130,58 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> Me
     return Message("warn_converted", written)
 
 
+def mfu_text(sizing: TokenSizing, lang: Lang) -> str:
+    """The utilization a sized job runs at, in words: the default range, or the caller's figure."""
+    mfu = sizing.mfu
+    if sizing.mfu_from_caller:
+        return text("mfu_caller", lang, mfu=number_text(mfu.expected))
+    return text(
+        "mfu_default",
+        lang,
+        low=number_text(mfu.low),
+        high=number_text(mfu.high),
+        expected=number_text(mfu.expected),
+    )
+
+
+def flops_text(flops: float) -> str:
+    """``1.45e19``: three figures and a power of ten."""
+    mantissa, exponent = f"{flops:.3g}".split("e") if "e" in f"{flops:.3g}" else (f"{flops:.3g}", "0")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _estimate_warning(context: QuoteContext, index: int) -> Message:
+    """How the hours on one card of the offer's GPU were estimated from the job's size (by GPU)."""
+    gpu = context.tables.offers[index].gpu
+    memo = _ESTIMATE_WARNINGS.of(context.memos)
+    found = memo.lookup(gpu)
+    if found is not None:
+        return found
+    sizing, lang = context.resolved.job.sizing, context.lang
+    assert sizing is not None
+    low, hours, high = (hours_text(bound) for bound in context.evaluation.one_card_hours[:, index].tolist())
+    written = said(
+        "warn_estimated",
+        lang,
+        flops=flops_text(sizing.flops),
+        per_token=number_text(sizing.flops_per_param_token),
+        params=number_text(sizing.active_params_b),
+        tokens=number_text(sizing.tokens),
+        mfu=mfu_text(sizing, lang),
+        gpu=gpu_name(gpu, context.catalog),
+        tflops=number_text(context.catalog.get(gpu).tflops_bf16),
+        hours=hours,
+        hours_range=""
+        if low == high
+        else text("range_suffix", lang, low=low, high=high, unit=text("unit_hours", lang)),
+    )
+    return memo.keep(gpu, written)
+
+
+# The estimated-hours warning of this response, by the offer's GPU.
+_ESTIMATE_WARNINGS: MemoSlot[str, Message] = MemoSlot("estimate warnings", size=64)
+
+
 # The converted-hours warning of this response, by the offer's GPU.
 _CONVERSION_WARNINGS: MemoSlot[str, Message] = MemoSlot("conversion warnings", size=64)
 
@@ -144,7 +197,9 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
         why = rule_of(offer.pricing).idle_reason(offer.pricing, expected, lang)
         warnings.append(said("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
     reference = context.resolved.reference_gpu
-    if reference is not None and offer.gpu != reference:
+    if context.resolved.job.sizing is not None:
+        warnings.append(_estimate_warning(context, index))
+    elif reference is not None and offer.gpu != reference:
         # Every figure in it is the GPU's: its conversion and its hours on one card.
         memo = _CONVERSION_WARNINGS.of(context.memos)
         conversion = memo.lookup(offer.gpu)

@@ -56,6 +56,7 @@ from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.jobs import AskedFor, CandidateRows
 from service.quote.model.memory import min_cards
 from service.quote.model.scaling import ScalingColumns
+from service.quote.model.sizing import one_card_hours
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
 
@@ -159,6 +160,37 @@ def _conversion(
     )
 
 
+def _one_card_hours(
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
+) -> tuple[FloatArray, FloatArray]:
+    """``(3, offers)`` each: the speed over the reference GPU (``_conversion``) and the fewest / expected /
+    most hours on one card of each offer's GPU. A job given by its tokens is sized on each GPU's own peak
+    (``model.sizing``); NaN where the catalog does not rate a GPU (left out with the filters)."""
+    sizing = resolved.job.sizing
+    if sizing is not None:
+        peaks = _PEAKS.of(tables.memos).get(catalog, lambda: _peaks(tables, catalog))
+        ones = np.ones((3, tables.size))
+        return ones, one_card_hours(sizing.flops, peaks, sizing.mfu)
+    conversion, fastest_first = _conversion(tables, resolved, catalog)
+    # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
+    hours: FloatArray = resolved.job.hours / fastest_first
+    return conversion, hours
+
+
+def _peaks(tables: OfferTables, catalog: GpuCatalog) -> FloatArray:
+    """Each offer's GPU's peak dense BF16 TFLOPS by the catalog (NaN for a GPU it does not rate)."""
+    by_gpu = np.array(
+        [catalog.get(name).tflops_bf16 if name in catalog else np.nan for name in tables.gpu_names]
+    )
+    peaks: FloatArray = by_gpu[tables.gpu_code]
+    peaks.flags.writeable = False
+    return peaks
+
+
+# Each offer's GPU's peak by catalog, per snapshot.
+_PEAKS: MemoSlot[GpuCatalog, FloatArray] = MemoSlot("peak compute", size=4)
+
+
 def _converted(
     tables: OfferTables, catalog: GpuCatalog, reference: str, ratios: Mapping[str, float]
 ) -> tuple[FloatArray, FloatArray]:
@@ -201,9 +233,7 @@ def evaluate(
     fast: FastPaths = _ALL_FAST,
 ) -> Evaluation:
     request = resolved.request
-    conversion, fastest_first = _conversion(tables, resolved, catalog)
-    # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
-    one_card_hours: FloatArray = resolved.job.hours / fastest_first
+    conversion, one_card_hours = _one_card_hours(tables, resolved, catalog)
     finite = np.isfinite(one_card_hours)
     matching = filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
     stale = (now_s - tables.fetched_at_s) > price_max_age_s

@@ -31,6 +31,7 @@ from schemas.quote import Communication, QuoteRequest, Task, Workload, WorkloadK
 from service.quote.base.arrays import BoolArray, FloatArray
 from service.quote.base.paths import FastPaths
 from service.quote.model.scaling import ScalingColumns, ScalingCurve, speedup_columns
+from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
 
 __all__ = [
@@ -75,14 +76,16 @@ class ArrayKey(Generic[A]):
 class Job(msgspec.Struct, frozen=True, gc=False):
     """A workload as the engine uses it: its kind, its hours and the task its memory is checked for.
 
-    ``hours`` are on one card of the reference GPU for a job more cards shorten, and wall-clock for one
-    they do not (a serving job's hours up); ``replicas`` copies are served side by side.
+    ``hours`` are on one card of the reference GPU for a job more cards shorten (for a job given by its
+    tokens, ``sizing``, the expected hours on one RTX 4090: each GPU model's own follow from its peak), and
+    wall-clock for one they do not (a serving job's hours up); ``replicas`` copies are served side by side.
     """
 
     kind: WorkloadKind
     hours: float
     task: Task | None
     replicas: int = 1
+    sizing: TokenSizing | None = None
 
 
 class LayoutInputs(msgspec.Struct, frozen=True):
@@ -190,8 +193,13 @@ class JobKind(ABC):
     shortened_by_cards: ClassVar[bool]
 
     @abstractmethod
-    def job(self, workload: Workload) -> Job:
-        """The workload checked for this kind (``InvalidRequest`` naming the field) and reduced."""
+    def check(self, workload: Workload) -> Task | None:
+        """The workload's fields checked for this kind (``InvalidRequest`` naming the field); the task its
+        memory is checked for."""
+
+    @abstractmethod
+    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None) -> Job:
+        """The checked workload reduced (``sizing``: its tokens' FLOPs, when it gives tokens)."""
 
     @abstractmethod
     def speedups(

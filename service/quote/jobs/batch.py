@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from schemas.quote import QuoteRequest, Workload
+from schemas.quote import QuoteRequest, Task, Workload, WorkloadKind
 from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, IntArray
 from service.quote.base.paths import FastPaths
@@ -32,6 +32,7 @@ from service.quote.jobs.base import (
 )
 from service.quote.jobs.deadline import fewest_meeting_deadline
 from service.quote.model.scaling import ScalingCurve
+from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
 
 __all__ = ["AskedCounts", "BatchJob", "SoldCounts", "plan_candidates"]
@@ -84,6 +85,35 @@ class SoldCountsByDeadline(Candidates, frozen=True, gc=False):
         return LayoutInputs(*plan_candidates(tables, (1,), self.max_cards, self.deadline_cards.array))
 
 
+_SERVING_ONLY = ("target_tokens_per_s", "concurrent_requests", "replica_tokens_per_s")
+
+
+def check_work(workload: Workload, kind: WorkloadKind) -> None:
+    """A job of work (batch, independent): ``gpu_hours`` or ``tokens``, exactly one; no serving fields."""
+    if workload.hours is not None:
+        raise InvalidRequest(
+            "workload.hours", f"a {kind} workload takes workload.gpu_hours, not workload.hours"
+        )
+    if workload.gpu_hours is not None and workload.tokens is not None:
+        raise InvalidRequest(
+            "workload.tokens", "give workload.gpu_hours (measured) or workload.tokens (estimated), not both"
+        )
+    if workload.gpu_hours is None and workload.tokens is None:
+        raise InvalidRequest(
+            "workload.gpu_hours",
+            f"required for a {kind} workload (hours on one card), or give workload.tokens with a model and task",
+        )
+    if workload.replicas != 1:
+        raise InvalidRequest("workload.replicas", "replicas are for a serving workload (workload.kind)")
+    for name in _SERVING_ONLY:
+        if getattr(workload, name) is not None:
+            raise InvalidRequest(f"workload.{name}", f"{name} is for a serving workload (workload.kind)")
+    if workload.mfu is not None and workload.tokens is None:
+        raise InvalidRequest(
+            "workload.mfu", "the utilization sizes a job given by workload.tokens: give them"
+        )
+
+
 def curve_speedups(
     request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
 ) -> CurveSpeedups:
@@ -110,16 +140,19 @@ class BatchJob(JobKind):
     kind = "batch"
     shortened_by_cards = True
 
-    def job(self, workload: Workload) -> Job:
-        if workload.hours is not None:
-            raise InvalidRequest(
-                "workload.hours", "a batch workload takes workload.gpu_hours, not workload.hours"
-            )
-        if workload.gpu_hours is None:
-            raise InvalidRequest("workload.gpu_hours", "required for a batch workload (hours on one card)")
-        if workload.replicas != 1:
-            raise InvalidRequest("workload.replicas", "replicas are for a serving workload (workload.kind)")
-        return Job(kind="batch", hours=workload.gpu_hours, task=workload.task)
+    def check(self, workload: Workload) -> Task | None:
+        check_work(workload, self.kind)
+        for name in ("runs", "cards_per_run"):
+            if getattr(workload, name) is not None:
+                raise InvalidRequest(
+                    f"workload.{name}", f'{name} is for independent runs: give workload.kind "independent"'
+                )
+        return workload.task
+
+    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None) -> Job:
+        hours = sizing.reference_hours if sizing is not None else workload.gpu_hours
+        assert hours is not None  # ``check_work``: one of the two
+        return Job(kind=self.kind, hours=hours, task=task, sizing=sizing)
 
     def speedups(
         self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows

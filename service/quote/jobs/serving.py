@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from schemas.quote import QuoteRequest, Workload
+from schemas.quote import QuoteRequest, Task, Workload
 from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, FloatArray
 from service.quote.base.paths import FastPaths
@@ -39,6 +39,7 @@ from service.quote.jobs.base import (
 )
 from service.quote.model.memory import min_cards
 from service.quote.model.scaling import ScalingCurve
+from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
 
 __all__ = [
@@ -160,7 +161,7 @@ class ServingJob(JobKind):
     kind = "serving"
     shortened_by_cards = False
 
-    def job(self, workload: Workload) -> Job:
+    def check(self, workload: Workload) -> Task | None:
         if workload.gpu_hours is not None:
             raise InvalidRequest(
                 "workload.gpu_hours", "a serving workload takes workload.hours, not workload.gpu_hours"
@@ -177,7 +178,16 @@ class ServingJob(JobKind):
                 "workload.reference_gpu",
                 "serving hours are wall-clock hours on any GPU: there is nothing to convert, leave it out",
             )
-        return Job(kind="serving", hours=workload.hours, task="inference", replicas=workload.replicas)
+        for name in ("tokens", "mfu", "runs", "cards_per_run"):
+            if getattr(workload, name) is not None:
+                raise InvalidRequest(
+                    f"workload.{name}", f"{name} is for a batch or independent workload, not a serving one"
+                )
+        return "inference"
+
+    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None) -> Job:
+        assert workload.hours is not None and sizing is None  # ``check``
+        return Job(kind="serving", hours=workload.hours, task=task, replicas=workload.replicas)
 
     def speedups(
         self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows

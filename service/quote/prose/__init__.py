@@ -9,7 +9,7 @@ with these helpers and its own messages (``service.cli.texts``).
 from service.quote.base.money import format_cny, number_text
 from service.quote.prose.empty import Nearest, NearestOption, OutsideFilters, TooLarge, empty_summary
 from service.quote.prose.names import ProseNames, gpu_name
-from service.quote.prose.summary import quote_summary
+from service.quote.prose.summary import lead_sentences, quote_summary
 from service.quote.prose.texts import (
     TEMPLATES,
     Message,
@@ -34,6 +34,7 @@ __all__ = [
     "gpu_name",
     "hours_text",
     "join_text",
+    "lead_sentences",
     "number_text",
     "partial_text",
     "quote_summary",

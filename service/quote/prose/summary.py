@@ -30,13 +30,15 @@ from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
 from service.quote.prose.texts import Message, hours_text, join_text, number_text, partial_text, text
 
-__all__ = ["BREAK_EVEN_FACTOR", "quote_summary"]
+__all__ = ["BREAK_EVEN_FACTOR", "LEADING_WARNINGS", "lead_sentences", "quote_summary"]
 
 BREAK_EVEN_FACTOR = 2.0
 """A package's break-even is told when the job's hours per period are within this factor of it."""
 
 # Quote warnings the caveats leave out (the paragraph already carries them), and those told first.
 _LIMIT_WARNINGS = ("warn_deadline", "warn_budget")
+# Response warnings said before anything else: what the answer rests on that a person must know first.
+LEADING_WARNINGS = frozenset({"warn_memory_floor"})
 
 
 def _span(values: Range, unit: str, *, money: bool, lang: Lang) -> tuple[str, str]:
@@ -165,9 +167,25 @@ def _caveats(own: Sequence[Message], response_warnings: Sequence[Message]) -> li
     (``own``: the recommendation's), each said once; picked by message id, whatever their wording."""
     limits = [warning.text for warning in own if warning.key in _LIMIT_WARNINGS]
     stale_told = any(warning.key == "warn_stale_fallback" for warning in response_warnings)
-    left_out = {"warn_converted", *_LIMIT_WARNINGS, *(("warn_stale",) if stale_told else ())}
+    left_out = {
+        "warn_converted",
+        "warn_estimated",
+        *_LIMIT_WARNINGS,
+        *(("warn_stale",) if stale_told else ()),
+    }
     rest = [warning.text for warning in own if warning.key not in left_out]
-    return list(dict.fromkeys([*limits, *(warning.text for warning in response_warnings), *rest]))
+    told = [warning.text for warning in response_warnings if warning.key not in LEADING_WARNINGS]
+    return list(dict.fromkeys([*limits, *told, *rest]))
+
+
+def lead_sentences(response_warnings: Sequence[Message], lang: Lang) -> list[str]:
+    """The warnings a summary opens with (``LEADING_WARNINGS``), each its own sentence."""
+    sentences = []
+    for warning in response_warnings:
+        if warning.key in LEADING_WARNINGS:
+            lead = warning.text[:1].upper() + warning.text[1:] if lang == "en" else warning.text
+            sentences.append(text("summary_lead", lang, lead=lead))
+    return sentences
 
 
 def quote_summary(
@@ -202,6 +220,7 @@ def quote_summary(
         return found
 
     sentences = [
+        *lead_sentences(response_warnings, lang),
         text("summary_recommended", lang, option=option(recommended), note=note),
         (
             text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))

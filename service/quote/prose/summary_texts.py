@@ -26,6 +26,7 @@ SUMMARY_TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "{vendor}（{place}）的 {cards} 张 {gpu}，{pricing}，约 {hours} 小时{hours_range}，费用 {cost}{cost_range}",
     },
     # Summary: its sentences.
+    "summary_lead": {"en": "{lead}.", "zh": "{lead}。"},
     "summary_recommended": {"en": "Recommended: {option}{note}.", "zh": "推荐：{option}{note}。"},
     "note_illustrative": {
         "en": ", at an illustrative reference price from a public article, not a live quote",

@@ -105,6 +105,23 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "工时从 {reference} 换算到 {gpu}，按{conversion}：单卡 {reference_hours} 小时折合 {hours} 小时"
         "{hours_range}",
     },
+    "warn_estimated": {
+        "en": "hours estimated from the job's size: {flops} FLOPs ({per_token} × {params}B parameters × {tokens} "
+        "tokens) at {mfu} of the {gpu}'s peak {tflops} TFLOPS: {hours} h on one card{hours_range}",
+        "zh": "工时按任务规模估算：{flops} 次浮点运算（{per_token} × {params}B 参数 × {tokens} 个 token），按 {gpu} "
+        "峰值 {tflops} TFLOPS、{mfu}计：单卡 {hours} 小时{hours_range}",
+    },
+    "mfu_default": {
+        "en": "a utilization of {low}–{high} ({expected} expected)",
+        "zh": "利用率 {low}–{high}（预期 {expected}）",
+    },
+    "mfu_caller": {"en": "your measured utilization {mfu}", "zh": "您实测的利用率 {mfu}"},
+    "warn_sized": {
+        "en": "hours are estimated from the job's FLOPs at {mfu} of each GPU's peak BF16 rate: give "
+        "workload.mfu as measured, or gpu_hours, to replace the estimate",
+        "zh": "工时是按任务的浮点运算量、各 GPU 峰值 BF16 算力和{mfu}估算的：可传入实测的 workload.mfu 或 "
+        "gpu_hours 替换",
+    },
     "conversion_catalog": {
         "en": "{factors}× by {low_source} to {high_source} (pass your measured speed ratio to narrow it)",
         "zh": "{factors} 倍（{low_source}至{high_source}；传入实测速度比可以收窄）",
@@ -241,6 +258,12 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "under 10 % for activations: a larger batch or longer sequences may not fit",
         "zh": "模型占用显存的 {used}%（{need} GB，{cards} 张 {memory} GB 的卡），留给激活值的不到 10%："
         "更大的批量或更长的序列可能放不下",
+    },
+    "warn_memory_floor": {
+        "en": "memory checked only at the least any task needs ({need} GB: {bytes} bytes per parameter, as in "
+        "a 4-bit QLoRA or int4 inference); give workload.task for the job's own figure",
+        "zh": "显存只按各类任务中最少的需求检查（{need} GB：每个参数 {bytes} 字节，相当于 4 位 QLoRA 或 int4 推理）；"
+        "请提供 workload.task 以按实际任务核算",
     },
     "warn_memory_unchecked": {
         "en": "memory fit not checked: give the model's size and, for a batch job, the task",
