@@ -128,6 +128,7 @@ def _model(
         tflops_bf16=tflops,
         perf_index=index,
         aliases=list(aliases),
+        bandwidth_tb_s=bandwidth_tb_s,
         speed=speed_range,
         speed_sources=sources,
     )

@@ -16,7 +16,8 @@ Recorded sample::
 
 ``price_cny`` is per card-hour, node-hour, bundle-hour or period according to ``kind``. A row may add
 the vendor's data fees: ``storage_cny_per_gb_day`` and ``traffic_cny_per_gb`` (quotes use them when a
-request gives ``workload.dataset_gb``). ``observed_at``
+request gives ``workload.dataset_gb``), and ``lead_time_h``, the hours from booking to the cards being
+ready (multi-card capacity "booked a day ahead" is 24; the deadline counts them). ``observed_at``
 (optional, ISO-8601 with a UTC offset) is when the prices were seen: each offer's ``fetched_at`` is that
 time rather than the time the file was read, so prices copied into a file age, and turn stale, like any
 other. Left out, the prices are as new as the read.
@@ -89,6 +90,7 @@ class _RawOffer(msgspec.Struct, forbid_unknown_fields=True):
     # Data fees, when the vendor lists them: storage per GB-day, traffic per GB.
     storage_cny_per_gb_day: Annotated[float, msgspec.Meta(ge=0, le=1e6)] | None = None
     traffic_cny_per_gb: Annotated[float, msgspec.Meta(ge=0, le=1e6)] | None = None
+    lead_time_h: Annotated[float, msgspec.Meta(ge=0, le=8760)] | None = None
 
 
 class _RawFile(msgspec.Struct):
@@ -149,18 +151,21 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
             available_cards=raw.available_cards,
             spot=raw.spot,
         )
-        _add_data_fees(builder, raw, added=len(builder.offers) > before)
+        _add_extras(builder, raw, added=len(builder.offers) > before)
     return builder.result()
 
 
-def _add_data_fees(builder: OfferBuilder, raw: _RawOffer, *, added: bool) -> None:
-    """The row's storage and traffic prices on the offer just added (a rejected row has none to carry)."""
-    if added and (raw.storage_cny_per_gb_day is not None or raw.traffic_cny_per_gb is not None):
-        builder.offers[-1] = msgspec.structs.replace(
-            builder.offers[-1],
-            storage_cny_per_gb_day=raw.storage_cny_per_gb_day,
-            traffic_cny_per_gb=raw.traffic_cny_per_gb,
-        )
+def _add_extras(builder: OfferBuilder, raw: _RawOffer, *, added: bool) -> None:
+    """The row's storage and traffic prices and lead time on the offer just added (a rejected row has
+    none to carry)."""
+    extras = {
+        "storage_cny_per_gb_day": raw.storage_cny_per_gb_day,
+        "traffic_cny_per_gb": raw.traffic_cny_per_gb,
+        "lead_time_h": raw.lead_time_h,
+    }
+    given = {name: value for name, value in extras.items() if value is not None}
+    if added and given:
+        builder.offers[-1] = msgspec.structs.replace(builder.offers[-1], **given)
 
 
 class StaticAdapter(DocumentAdapter):

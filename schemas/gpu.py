@@ -46,5 +46,7 @@ class GpuModel(msgspec.Struct, kw_only=True, frozen=True):
     perf_index: Annotated[float, msgspec.Meta(gt=0)]
     tflops_bf16: float
     aliases: list[str] = []
+    # Memory bandwidth in TB/s (vendor datasheet): what decoding a served model is bound by.
+    bandwidth_tb_s: float | None = None
     speed: SpeedRange | None = None
     speed_sources: list[str] = []

@@ -106,6 +106,8 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     # traffic per GB): quotes add them when the request gives workload.dataset_gb.
     storage_cny_per_gb_day: NonNegativeMoney | None = None
     traffic_cny_per_gb: NonNegativeMoney | None = None
+    # Hours from booking to the cards being ready (multi-card capacity booked a day ahead: 24).
+    lead_time_h: Annotated[float, msgspec.Meta(ge=0, le=8760)] | None = None
     # The vendor's data-centre zone the stock is in, as the feed names it (南京B区, suzhou-1); empty when
     # the feed lists no zones. ``city`` and ``region`` are the zone's (``adapters.places``).
     zone: str = ""

@@ -20,8 +20,10 @@ from schemas.offer import Interconnect, PricingKind, TermPeriod
 __all__ = [
     "DEFAULT_CARD_COUNTS",
     "MAX_CARDS",
+    "Alternative",
     "Communication",
     "Excluded",
+    "Growth",
     "Lang",
     "LineItem",
     "LineItemKind",
@@ -216,6 +218,29 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     term_period: TermPeriod | None = None
     break_even_hours: float | None = None
     label: str = ""
+    # Serving: the replicas the cards hold, and with a throughput target what they serve in all.
+    replicas: int | None = None
+    tokens_per_s: Range | None = None
+    # Independent runs: how many run at once on the cards, and the whole rounds that finish them.
+    runs_at_once: int | None = None
+    rounds: int | None = None
+    # Hours between booking and the start (a vendor that rents multi-card capacity booked a day ahead):
+    # the deadline counts them.
+    lead_time_h: float | None = None
+    growth: Growth | None = None
+
+
+class Growth(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """Whether the quote's offer carries the job grown by ``factor`` (its work, replicas or runs): on
+    ``cards`` cards of the same offer, within its most cards, nodes and stock (``fits``), in about ``hours``
+    for about ``cost_cny`` (expected, billed as the offer bills); ``why`` says what does not fit."""
+
+    factor: float
+    cards: int
+    fits: bool
+    hours: float | None = None
+    cost_cny: float | None = None
+    why: str = ""
 
 
 class Excluded(msgspec.Struct, kw_only=True, frozen=True):
@@ -263,6 +288,15 @@ class Sizing(msgspec.Struct, kw_only=True, frozen=True):
     mfu_source: Literal["default", "caller"]
 
 
+class Alternative(msgspec.Struct, kw_only=True, frozen=True):
+    """Another way to run the job that changes the decision: the same request at another ``precision``
+    (weights quantized to int8 or int4, which can cost accuracy), and its recommended quote."""
+
+    precision: Literal["int8", "int4"]
+    quote: Quote
+    memory_needed_gb: float
+
+
 class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest and fastest
     quotes when they rank lower, so every id named here can be looked up in ``quotes``. ``recommended``
@@ -283,3 +317,5 @@ class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=Tru
     memory: MemoryNeed | None = None
     # Present when the job is given by its tokens: how its hours were estimated.
     sizing: Sizing | None = None
+    # Quantized weights where memory, the budget or the deadline blocks or dominates the answer.
+    alternatives: list[Alternative] = []

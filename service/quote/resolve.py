@@ -18,8 +18,8 @@ from schemas.quote import QuotePricingKind, QuoteRequest, Range, Task, Workload
 from schemas.vendor import VendorStatus
 from service.errors import InvalidRequest
 from service.names import BODY_FIELDS, KnownNames, NameQuery, resolve_gpu, resolve_names, resolve_place
-from service.quote.jobs import JOB_KINDS, Job, JobKind
-from service.quote.model.memory import bytes_per_param_at, memory_needed_gb
+from service.quote.jobs import JOB_KINDS, Job, JobKind, ModelSize
+from service.quote.model.memory import PRECISION_BYTES, bytes_per_param_at, memory_needed_gb
 from service.quote.model.scaling import ScalingCurve, curve_from_override
 from service.quote.model.sizing import DEFAULT_MFU, FLOPS_PER_PARAM_TOKEN, TokenSizing, job_flops
 from service.quote.model.tables import OfferTables
@@ -119,7 +119,7 @@ def resolve_request(
     task = kind.check(workload)
     params_b, active_b = _params_b(workload)
     sizing = None if workload.tokens is None else _sizing(workload, task, active_b)
-    job = kind.job(workload, task, sizing)
+    job = kind.job(workload, task, sizing, _model_size(params_b, active_b, workload))
     memory_needed, memory_floor = _memory_needed(params_b, task, workload, bytes_per_param)
     if card_counts is not None:
         kind.check_counts(tables, job, card_counts, memory_needed, names.gpus)
@@ -181,6 +181,16 @@ def _params_b(workload: Workload) -> tuple[float | None, float | None]:
             "give one of them, or both agreeing within 1 %",
         )
     return model.params_total_b, model.params_active_b or model.params_total_b
+
+
+def _model_size(params_b: float | None, active_b: float | None, workload: Workload) -> ModelSize:
+    """The model's parameters and its weights' GB at the job's precision (bf16 when not given)."""
+    weight_bytes = PRECISION_BYTES[workload.precision or "bf16"]
+    return ModelSize(
+        params_b=params_b,
+        active_params_b=active_b,
+        weight_gb=None if params_b is None else params_b * weight_bytes,
+    )
 
 
 def _sizing(workload: Workload, task: Task | None, active_b: float | None) -> TokenSizing:

@@ -25,6 +25,7 @@ from service.quote.assemble.figures import QuoteFigures, gather_figures
 from service.quote.assemble.lines import mixed_line_items
 from service.quote.assemble.notes import fee_items, quote_notes
 from service.quote.assemble.parts import offer_parts
+from service.quote.assemble.pieces import piece_fields, piece_notes
 from service.quote.assemble.warnings import quote_warnings
 from service.quote.base.money import round_cny, round_hours
 from service.quote.model.billing import ExpectedBill
@@ -57,6 +58,7 @@ def _with_notes(
     warnings: list[Message],
 ) -> tuple[list[LineItem], list[Message]]:
     """The line items with the data fees, the warnings followed by the derivation notes."""
+    warnings.extend(piece_notes(context, index, cards, figures.raw_hours_expected))
     warnings.extend(quote_notes(context, index, column, cards, nodes, figures.speedup))
     if context.resolved.request.workload.dataset_gb:
         breakdown = fee_items(context, index, column, breakdown)
@@ -80,12 +82,13 @@ def _mixed_quote(
         hourly_rate_cny=total / billed,
         cost_cny=figures.bill.cost_cny,
     )
+    nodes = _nodes(context, index, column, combination.units)
     breakdown, warnings = _with_notes(
         context,
         index,
         column,
         cards,
-        1,
+        nodes,
         figures,
         mixed_line_items(
             plan, tables.offers, cards, combination, total, context.lang, gpu_name(offer.gpu, context.catalog)
@@ -95,9 +98,14 @@ def _mixed_quote(
     quote = Quote(
         id=quote_id(f"{offer.id}+mixed", cards),
         rank=rank,
-        **{**offer_parts(tables, index, context.catalog).fields, "pricing": "mixed"},
+        **{
+            **offer_parts(tables, index, context.catalog).fields,
+            "pricing": "mixed",
+            "lead_time_h": float(tables.lead_time_h[index]) or None,  # the longest of its parts'
+        },
+        **piece_fields(context, index, cards),
         cards=cards,
-        nodes=1,
+        nodes=nodes,
         billed_cards=bill.billed_cards,
         speedup=figures.speedup,
         hours=figures.hours,
@@ -113,6 +121,15 @@ def _mixed_quote(
     return BuiltQuote(quote, warnings)
 
 
+def _nodes(context: QuoteContext, index: int, column: int, units: int) -> int:
+    """The machines (or cluster nodes) a candidate takes: a placement's (replicas, runs over several
+    machines of one offer), else a cluster's nodes, else one machine."""
+    machines = context.evaluation.machines
+    if machines is not None:
+        return int(machines[context.evaluation.cell(column, index)])
+    return units if context.tables.terms[index].spans_machines else 1
+
+
 def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> BuiltQuote:
     """The quote for offer ``index`` at card count ``evaluation.counts[column]``."""
     tables = context.tables
@@ -121,7 +138,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     offer, evaluation = tables.offers[index], context.evaluation
     parts = offer_parts(tables, index, context.catalog)
     cards, expected = evaluation.counts[column], figures.bill
-    nodes = expected.units if tables.terms[index].spans_machines else 1
+    nodes = _nodes(context, index, column, expected.units)
     sheet = LineSheet(cards, expected, figures.cost_cny.expected, figures.raw_hours_expected)
     breakdown, warnings = _with_notes(
         context,
@@ -135,6 +152,7 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     )
     quote = Quote(
         **parts.quote_fields,
+        **piece_fields(context, index, cards),
         id=quote_id(offer.id, cards),
         rank=rank,
         cards=cards,

@@ -220,12 +220,16 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
         )
     if terms.min_billed_hours > 0 and expected.billed_hours == terms.min_billed_hours:
         warnings.append(said("warn_minimum", lang, hours=hours_text(terms.min_billed_hours)))
-    if request.deadline_hours is not None and figures.hours.high > request.deadline_hours:
+    lead = float(tables.lead_time_h[index])
+    if lead > 0:
+        finish = hours_text(lead + figures.raw_hours_expected)
+        warnings.append(said("warn_lead_time", lang, lead=hours_text(lead), finish=finish))
+    if request.deadline_hours is not None and figures.hours.high + lead > request.deadline_hours:
         warnings.append(
             said(
                 "warn_deadline",
                 lang,
-                hours=hours_text(figures.raw_hours_high),
+                hours=hours_text(lead + figures.raw_hours_high),
                 deadline=number_text(request.deadline_hours),
             )
         )

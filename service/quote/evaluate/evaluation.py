@@ -54,6 +54,7 @@ from service.quote.evaluate.judge import judge, per_cell
 from service.quote.evaluate.layout import cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.jobs import AskedFor, CandidateRows
+from service.quote.jobs.serving import replica_throughput
 from service.quote.model.memory import min_cards
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.sizing import one_card_hours
@@ -91,6 +92,11 @@ class Evaluation(msgspec.Struct, frozen=True):
     excluded: Excluded
     bounds: BoundTerms  # what the low and high bounds of the returned cells are billed from
     remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
+    machines: FloatArray | None = None  # (cells,) the machines a placement takes (serving, runs)
+    replica_tokens_per_s: FloatArray | None = None  # (3, offers) what one replica serves, for a target
+    piece_cards: FloatArray | None = (
+        None  # (offers,) the cards of one replica or run (``JobKind.piece_cards``)
+    )
 
     @property
     def one_card_cells(self) -> slice:
@@ -168,27 +174,34 @@ def _one_card_hours(
     (``model.sizing``); NaN where the catalog does not rate a GPU (left out with the filters)."""
     sizing = resolved.job.sizing
     if sizing is not None:
-        peaks = _PEAKS.of(tables.memos).get(catalog, lambda: _peaks(tables, catalog))
         ones = np.ones((3, tables.size))
-        return ones, one_card_hours(sizing.flops, peaks, sizing.mfu)
+        return ones, one_card_hours(sizing.flops, _gpu_facts(tables, catalog)[0], sizing.mfu)
     conversion, fastest_first = _conversion(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
     hours: FloatArray = resolved.job.hours / fastest_first
     return conversion, hours
 
 
-def _peaks(tables: OfferTables, catalog: GpuCatalog) -> FloatArray:
-    """Each offer's GPU's peak dense BF16 TFLOPS by the catalog (NaN for a GPU it does not rate)."""
-    by_gpu = np.array(
-        [catalog.get(name).tflops_bf16 if name in catalog else np.nan for name in tables.gpu_names]
-    )
-    peaks: FloatArray = by_gpu[tables.gpu_code]
-    peaks.flags.writeable = False
-    return peaks
+def _gpu_facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:
+    """Each offer's GPU's peak dense BF16 TFLOPS and memory bandwidth (TB/s) by the catalog (NaN for a GPU
+    it does not rate), kept per snapshot and catalog."""
+    return _GPU_FACTS.of(tables.memos).get(catalog, lambda: _facts(tables, catalog))
 
 
-# Each offer's GPU's peak by catalog, per snapshot.
-_PEAKS: MemoSlot[GpuCatalog, FloatArray] = MemoSlot("peak compute", size=4)
+def _facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:
+    models = [catalog.get(name) if name in catalog else None for name in tables.gpu_names]
+    peaks = np.array([np.nan if model is None else model.tflops_bf16 for model in models])[tables.gpu_code]
+    bandwidth = np.array(
+        [
+            np.nan if model is None or model.bandwidth_tb_s is None else model.bandwidth_tb_s
+            for model in models
+        ]
+    )[tables.gpu_code]
+    peaks.flags.writeable = bandwidth.flags.writeable = False
+    return peaks, bandwidth
+
+
+_GPU_FACTS: MemoSlot[GpuCatalog, tuple[FloatArray, FloatArray]] = MemoSlot("gpu facts", size=4)
 
 
 def _converted(
@@ -243,8 +256,9 @@ def evaluate(
         fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
     workload = request.workload
     kind = resolved.kind
-    rows = CandidateRows(matching, fewest_cards, one_card_hours[1])
-    rule = kind.speedups(request, resolved.curve, cross_node_factor, rows)
+    replica_tps = replica_throughput(tables, resolved.job, fewest_cards, _gpu_facts(tables, catalog))
+    rows = CandidateRows(matching, fewest_cards, one_card_hours[1], replica_tps)
+    rule = kind.speedups(tables, resolved.job, request, resolved.curve, cross_node_factor, rows)
     candidates = kind.candidates(
         tables,
         resolved.job,
@@ -281,6 +295,7 @@ def evaluate(
     if fewest_cards.max(initial=1.0) > layout.cards[0]:
         holds = layout.cell_cards >= fewest_cards.take(cell_offer)
         memory_ok = holds if memory_ok is None else memory_ok & holds
+    lead = tables.lead_time_h
     runnable, qualifying, used_stale, excluded = judge(
         request,
         figures,
@@ -291,6 +306,7 @@ def evaluate(
             memory_ok,
             per_cell(stale, cell_offer, False),
         ),
+        lead.take(cell_offer) if request.deadline_hours is not None and lead.any() else None,
     )
     return Evaluation(
         counts=layout.counts,
@@ -318,4 +334,7 @@ def evaluate(
             plan_costs=plan_costs,
         ),
         remote=remote,
+        machines=layout.machines,
+        replica_tokens_per_s=replica_tps,
+        piece_cards=kind.piece_cards(tables, resolved.job, fewest_cards),
     )

@@ -21,11 +21,13 @@ def judge(
     figures: FloatArray,
     requested: BoolArray,
     masks: tuple[BoolArray | None, BoolArray, BoolArray | None, BoolArray | None],
+    lead_hours: FloatArray | None = None,
 ) -> tuple[BoolArray, BoolArray, bool, Excluded]:
     """Runnable and qualifying cells, whether stale prices were used, and what was excluded why.
 
     ``masks``: matching, capacity and memory checks, and stale prices, each per cell; None for a check
     every cell passes (matching, memory) or a flag no cell has (stale): nothing to combine or count.
+    ``lead_hours``: per cell, the hours from booking to the start, which the deadline counts (None: none).
     """
     matching, capacity_ok, memory_ok, stale = masks
     possible = capacity_ok
@@ -36,7 +38,12 @@ def judge(
     within_limits = possible
     with unknown_hours():  # judged at every billed cell, kept only where requested
         if request.deadline_hours is not None:
-            deadline_ok = cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
+            finish = (
+                figures[Figure.HOURS_EXPECTED]
+                if lead_hours is None
+                else figures[Figure.HOURS_EXPECTED] + lead_hours
+            )
+            deadline_ok = cents_array(finish) / 100 <= request.deadline_hours
             within_limits = within_limits & deadline_ok
         if request.budget_cny is not None:
             budget_ok = cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny

@@ -87,6 +87,7 @@ class Layout:
     sparse_at: IntArray
     sparse_terms: FloatArray  # (2, sparse cells): granularity hours, minimum billed hours
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
+    machines: FloatArray | None  # (cells,) the machines a placement takes; None: one rental each
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
     def gathered(self, rule: SpeedupRule, tables: OfferTables) -> GatheredSpeedups:
@@ -203,6 +204,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
             )
         ),
         plans=plan_cells(tables, needed, cards, cells, pruning=fast.plan_pruning) if tables.plans else None,
+        machines=None if inputs.machines is None else _frozen(inputs.machines.ravel()[cells]),
     )
 
 

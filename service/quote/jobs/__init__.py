@@ -18,9 +18,11 @@ from service.quote.jobs.base import (
     Job,
     JobKind,
     LayoutInputs,
+    ModelSize,
     SpeedupRule,
 )
 from service.quote.jobs.batch import BatchJob
+from service.quote.jobs.independent import IndependentJob
 from service.quote.jobs.serving import ServingJob
 
 __all__ = [
@@ -33,7 +35,10 @@ __all__ = [
     "Job",
     "JobKind",
     "LayoutInputs",
+    "ModelSize",
     "SpeedupRule",
 ]
 
-JOB_KINDS: Mapping[WorkloadKind, JobKind] = {kind.kind: kind for kind in (BatchJob(), ServingJob())}
+JOB_KINDS: Mapping[WorkloadKind, JobKind] = {
+    kind.kind: kind for kind in (BatchJob(), IndependentJob(), ServingJob())
+}

@@ -33,6 +33,7 @@ from service.quote.base.paths import FastPaths
 from service.quote.model.scaling import ScalingColumns, ScalingCurve, speedup_columns
 from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
+from service.quote.model.throughput import Throughput
 
 __all__ = [
     "ArrayKey",
@@ -43,6 +44,7 @@ __all__ = [
     "Job",
     "JobKind",
     "LayoutInputs",
+    "ModelSize",
     "SpeedupRule",
 ]
 
@@ -73,6 +75,15 @@ class ArrayKey(Generic[A]):
         )
 
 
+class ModelSize(msgspec.Struct, frozen=True, gc=False):
+    """A job's model: parameters in all and active per token (billions), and its weights' GB at the
+    job's precision; None where the request gives no model."""
+
+    params_b: float | None
+    active_params_b: float | None
+    weight_gb: float | None
+
+
 class Job(msgspec.Struct, frozen=True, gc=False):
     """A workload as the engine uses it: its kind, its hours and the task its memory is checked for.
 
@@ -86,6 +97,9 @@ class Job(msgspec.Struct, frozen=True, gc=False):
     task: Task | None
     replicas: int = 1
     sizing: TokenSizing | None = None
+    runs: int | None = None  # independent work: equal runs (None: it divides freely)
+    cards_per_run: int | None = None  # independent work: the caller's cards per run
+    throughput: Throughput | None = None  # a serving job sized by the tokens per second it must serve
 
 
 class LayoutInputs(msgspec.Struct, frozen=True):
@@ -96,6 +110,7 @@ class LayoutInputs(msgspec.Struct, frozen=True):
     requested: BoolArray  # (counts, rows), or broadcast to it
     units_rented: FloatArray | None = None  # (counts, rows)
     placed: BoolArray | None = None  # (counts, rows)
+    machines: FloatArray | None = None  # (counts, rows): the machines (or nodes) a placement takes
 
 
 class Candidates(msgspec.Struct, frozen=True, gc=False):
@@ -182,6 +197,8 @@ class CandidateRows(msgspec.Struct, frozen=True):
     matching: BoolArray
     fewest_cards: FloatArray
     one_card_hours: FloatArray
+    # (3, rows) low / expected / high tokens per second one replica serves, for a throughput target
+    replica_tokens_per_s: FloatArray | None = None
 
 
 class JobKind(ABC):
@@ -198,12 +215,19 @@ class JobKind(ABC):
         memory is checked for."""
 
     @abstractmethod
-    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None) -> Job:
-        """The checked workload reduced (``sizing``: its tokens' FLOPs, when it gives tokens)."""
+    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None, model: ModelSize) -> Job:
+        """The checked workload reduced (``sizing``: its tokens' FLOPs, when it gives tokens; ``model``: its
+        parameters and weights, when it names a model or its size)."""
 
     @abstractmethod
     def speedups(
-        self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
+        self,
+        tables: OfferTables,
+        job: Job,
+        request: QuoteRequest,
+        curve: ScalingCurve,
+        operator_factor: float,
+        rows: CandidateRows,
     ) -> SpeedupRule:
         """The rule the job's speed-ups follow (``curve``: the request's, resolved)."""
 
@@ -218,6 +242,12 @@ class JobKind(ABC):
         fast: FastPaths,
     ) -> Candidates:
         """The candidates the job is quoted at."""
+
+    def piece_cards(self, tables: OfferTables, job: Job, fewest_cards: FloatArray) -> FloatArray | None:
+        """``(rows,)``: the cards one placed piece of the job takes (a serving replica, an independent
+        run), where the job is placed in pieces; None for a job that runs as one."""
+        del tables, job, fewest_cards
+        return None
 
     def check_counts(
         self,

@@ -28,6 +28,7 @@ from service.quote.jobs.base import (
     Job,
     JobKind,
     LayoutInputs,
+    ModelSize,
     SpeedupRule,
 )
 from service.quote.jobs.deadline import fewest_meeting_deadline
@@ -149,14 +150,21 @@ class BatchJob(JobKind):
                 )
         return workload.task
 
-    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None) -> Job:
+    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None, model: ModelSize) -> Job:
         hours = sizing.reference_hours if sizing is not None else workload.gpu_hours
         assert hours is not None  # ``check_work``: one of the two
         return Job(kind=self.kind, hours=hours, task=task, sizing=sizing)
 
     def speedups(
-        self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
+        self,
+        tables: OfferTables,
+        job: Job,
+        request: QuoteRequest,
+        curve: ScalingCurve,
+        operator_factor: float,
+        rows: CandidateRows,
     ) -> SpeedupRule:
+        del tables, job
         return curve_speedups(request, curve, operator_factor, rows)
 
     def candidates(
@@ -176,7 +184,7 @@ class BatchJob(JobKind):
             tables,
             speedups.columns(tables, (1,)),
             rows.one_card_hours,
-            asked.deadline_hours,
+            asked.deadline_hours - tables.lead_time_h,  # the time left once the cards are ready
             rows.matching,
             rows.fewest_cards,
             asked.max_plan_cards,

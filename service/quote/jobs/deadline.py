@@ -64,7 +64,7 @@ def fewest_meeting_deadline(
     tables: OfferTables,
     scaling: ScalingColumns,
     one_card_hours: FloatArray,
-    deadline_hours: float,
+    deadline_hours: float | FloatArray,
     matching: BoolArray,
     fewest_cards: FloatArray,
     max_cards: int,
@@ -78,7 +78,8 @@ def fewest_meeting_deadline(
     # Past ``last`` every row answers 0, so the floor is capped there (a memory minimum may be huge).
     floor = np.minimum(np.maximum(tables.count_floor, np.trunc(fewest_cards)), last + 1)
     first = -(-np.maximum(floor.astype(np.int64), 1) // step) * step
-    needed = one_card_hours / deadline_hours  # the expected speed-up that meets the deadline
+    with np.errstate(divide="ignore"):  # no time left (a lead time past the deadline): infinite speed-up
+        needed = np.where(deadline_hours > 0, one_card_hours / np.maximum(deadline_hours, 1e-300), np.inf)
     most_cards = max(int(last.max(initial=1)), 1)
     expected, rising = _expected_by_count(scaling.columns, most_cards)
     if not lookup:

@@ -22,7 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from schemas.quote import QuoteRequest, Task, Workload
+from schemas.quote import MAX_CARDS, QuoteRequest, Task, Workload
 from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, FloatArray
 from service.quote.base.paths import FastPaths
@@ -35,17 +35,20 @@ from service.quote.jobs.base import (
     Job,
     JobKind,
     LayoutInputs,
+    ModelSize,
     SpeedupRule,
 )
 from service.quote.model.memory import min_cards
 from service.quote.model.scaling import ScalingCurve
 from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
+from service.quote.model.throughput import DEFAULT_CONCURRENT_REQUESTS, Throughput, replica_tokens_per_s
 
 __all__ = [
     "ReplicaPlacement",
     "ServingJob",
     "ServingLayout",
+    "rented_units",
     "serving_candidates",
     "serving_layout",
     "serving_units",
@@ -75,7 +78,7 @@ def serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayo
     )
 
 
-def _rented(tables: OfferTables, cards: FloatArray) -> FloatArray:
+def rented_units(tables: OfferTables, cards: FloatArray) -> FloatArray:
     """Units one rental of ``cards`` bills: whole units, at least the offer's minimum."""
     units: FloatArray = np.maximum(tables.min_units, np.ceil(cards / tables.unit_cards))
     return units
@@ -83,9 +86,10 @@ def _rented(tables: OfferTables, cards: FloatArray) -> FloatArray:
 
 def serving_units(
     tables: OfferTables, layout: ServingLayout, counts: FloatArray
-) -> tuple[FloatArray, BoolArray]:
-    """``(counts, rows)``: units billed for ``counts`` cards of whole replicas, and whether they can be
-    placed (a whole number of replicas, each rental within the offer's limits, within its stock).
+) -> tuple[FloatArray, BoolArray, FloatArray]:
+    """``(counts, rows)``: units billed for ``counts`` cards of whole replicas, whether they can be placed
+    (a whole number of replicas, each rental within the offer's limits, within its stock and its most
+    units in all), and the machines (or cluster nodes) they take.
 
     Within a machine, ``per_machine`` replicas fill each machine and the rest share one more; beyond a
     machine, each replica is its own rental of whole nodes. Counts that are not whole replicas keep the
@@ -98,37 +102,43 @@ def serving_units(
     per_machine = np.maximum(np.floor(tables.machine_cards / per_replica), 1.0)
     full_machines = np.floor(replicas / per_machine)
     rest = replicas - full_machines * per_machine
-    full_units = _rented(tables, per_machine * per_replica)
-    rest_units = np.where(rest > 0, _rented(tables, np.maximum(rest, 1.0) * per_replica), 0.0)
-    one_replica_units = _rented(tables, per_replica)
+    full_units = rented_units(tables, per_machine * per_replica)
+    rest_units = np.where(rest > 0, rented_units(tables, np.maximum(rest, 1.0) * per_replica), 0.0)
+    one_replica_units = rented_units(tables, per_replica)
     placed_units = np.where(
         layout.within_machine, full_machines * full_units + rest_units, replicas * one_replica_units
     )
     rental_units = np.where(layout.within_machine, full_units, one_replica_units)
-    units = np.where(whole, placed_units, _rented(tables, np.broadcast_to(cards, placed_units.shape)))
+    units = np.where(whole, placed_units, rented_units(tables, np.broadcast_to(cards, placed_units.shape)))
     placed = (
-        whole & (rental_units <= tables.max_units) & (units * tables.unit_cards <= tables.available_cards)
+        whole
+        & (rental_units <= tables.max_units)
+        & (units * tables.unit_cards <= tables.available_cards)
+        & (units <= tables.most_units)
     )
-    return units, placed
+    machines = np.where(layout.within_machine, full_machines + (rest > 0), units)
+    return units, placed, machines
 
 
 def serving_candidates(
     tables: OfferTables,
     fewest_cards: FloatArray,
-    replicas: int,
+    replicas: int | FloatArray,
     card_counts: Sequence[int] | None,
     matching: BoolArray,
-) -> tuple[tuple[int, ...], BoolArray, FloatArray, BoolArray]:
+) -> tuple[tuple[int, ...], BoolArray, FloatArray, BoolArray, FloatArray]:
     """The counts to evaluate for a serving job, which (count, row) candidates are quoted, and each
-    candidate's units and whether it can be placed (``serving_units``).
+    candidate's units, whether it can be placed and the machines it takes (``serving_units``).
 
-    Without ``card_counts``: each row at exactly ``replicas`` replicas. With them: each given total that
-    is a whole number of the row's replicas, at least ``replicas`` of them (more serve more traffic).
+    Without ``card_counts``: each row at exactly ``replicas`` replicas (one number, or one per row for a
+    throughput target; NaN or past ``MAX_CARDS`` cards: the row cannot serve it). With them: each given
+    total that is a whole number of the row's replicas, at least ``replicas`` of them (more serve more).
     """
     layout = serving_layout(tables, fewest_cards)
     least = replicas * layout.replica_cards
     if card_counts is None:
-        given = {int(cards) for cards in least[matching & layout.hosts].tolist()}
+        servable = matching & layout.hosts & np.isfinite(least) & (least <= MAX_CARDS)
+        given = {int(cards) for cards in least[servable].tolist()}
     else:
         given = set(card_counts)
     counts = tuple(sorted({1, *given}))
@@ -136,25 +146,64 @@ def serving_candidates(
     requested = (cards % layout.replica_cards == 0) & (cards >= least) & layout.hosts
     if card_counts is None:
         requested &= cards == least
-    units, placed = serving_units(tables, layout, cards[:, 0])
-    return counts, requested, units, placed
+    units, placed, machines = serving_units(tables, layout, cards[:, 0])
+    return counts, requested, units, placed, machines
 
 
 class ReplicaPlacement(Candidates, frozen=True, gc=False):
     """``replicas`` replicas of the model (``fewest_cards`` per row hold it) placed on each matching row,
-    or the totals ``card_counts`` in whole replicas."""
+    or the totals ``card_counts`` in whole replicas; ``replicas`` per row for a throughput target."""
 
     shared: ClassVar[bool] = False
-    replicas: int
+    replicas: int | ArrayKey[FloatArray]
     card_counts: tuple[int, ...] | None
     fewest_cards: ArrayKey[FloatArray]
     matching: ArrayKey[BoolArray]
 
     def inputs(self, tables: OfferTables) -> LayoutInputs:
-        counts, requested, units, placed = serving_candidates(
-            tables, self.fewest_cards.array, self.replicas, self.card_counts, self.matching.array
+        replicas = self.replicas if isinstance(self.replicas, int) else self.replicas.array
+        counts, requested, units, placed, machines = serving_candidates(
+            tables, self.fewest_cards.array, replicas, self.card_counts, self.matching.array
         )
-        return LayoutInputs(counts=counts, requested=requested, units_rented=units, placed=placed)
+        return LayoutInputs(
+            counts=counts, requested=requested, units_rented=units, placed=placed, machines=machines
+        )
+
+
+def _check_throughput(workload: Workload) -> None:
+    """A throughput target replaces ``replicas``; the figures that size it need the target."""
+    if workload.target_tokens_per_s is None:
+        for name in ("concurrent_requests", "replica_tokens_per_s"):
+            if getattr(workload, name) is not None:
+                raise InvalidRequest(
+                    f"workload.{name}", f"{name} sizes the replicas for workload.target_tokens_per_s: give it"
+                )
+    elif workload.replicas != 1:
+        raise InvalidRequest(
+            "workload.replicas",
+            "give replicas or target_tokens_per_s, not both: the target decides the replicas per GPU model",
+        )
+
+
+def replica_throughput(
+    tables: OfferTables, job: Job, fewest_cards: FloatArray, gpu_facts: tuple[FloatArray, FloatArray]
+) -> FloatArray | None:
+    """``(3, rows)``: what one replica serves on each row (its cards: ``serving_layout``), for a serving
+    job with a throughput target; None otherwise. ``gpu_facts``: each row's peak TFLOPS and bandwidth."""
+    if job.throughput is None:
+        return None
+    tflops, bandwidth = gpu_facts
+    cards = serving_layout(tables, fewest_cards).replica_cards
+    return replica_tokens_per_s(job.throughput, cards, bandwidth, tflops)
+
+
+def _replicas_for(throughput: Throughput, rows: CandidateRows) -> FloatArray:
+    """``(rows,)``: the replicas that serve the target on each row at the expected tokens per second."""
+    assert rows.replica_tokens_per_s is not None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        replicas: FloatArray = np.ceil(throughput.target_tokens_per_s / rows.replica_tokens_per_s[1] - 1e-9)
+    replicas.flags.writeable = False
+    return replicas
 
 
 class ServingJob(JobKind):
@@ -183,16 +232,40 @@ class ServingJob(JobKind):
                 raise InvalidRequest(
                     f"workload.{name}", f"{name} is for a batch or independent workload, not a serving one"
                 )
+        _check_throughput(workload)
         return "inference"
 
-    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None) -> Job:
+    def job(self, workload: Workload, task: Task | None, sizing: TokenSizing | None, model: ModelSize) -> Job:
         assert workload.hours is not None and sizing is None  # ``check``
-        return Job(kind="serving", hours=workload.hours, task=task, replicas=workload.replicas)
+        throughput = None
+        if workload.target_tokens_per_s is not None:
+            if workload.replica_tokens_per_s is None and model.weight_gb is None:
+                raise InvalidRequest(
+                    "workload.target_tokens_per_s",
+                    "what a replica serves depends on the model: give workload.model (or model_params_b), "
+                    "or your measured workload.replica_tokens_per_s",
+                )
+            throughput = Throughput(
+                target_tokens_per_s=workload.target_tokens_per_s,
+                concurrent_requests=workload.concurrent_requests or DEFAULT_CONCURRENT_REQUESTS,
+                measured_tokens_per_s=workload.replica_tokens_per_s,
+                weight_gb=model.weight_gb,
+                active_params_b=model.active_params_b,
+            )
+        return Job(
+            kind="serving", hours=workload.hours, task=task, replicas=workload.replicas, throughput=throughput
+        )
 
     def speedups(
-        self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float, rows: CandidateRows
+        self,
+        tables: OfferTables,
+        job: Job,
+        request: QuoteRequest,
+        curve: ScalingCurve,
+        operator_factor: float,
+        rows: CandidateRows,
     ) -> SpeedupRule:
-        del rows
+        del tables, job, rows
         workload = request.workload
         return CurveSpeedups(
             curve=None if request.scaling is None else curve,
@@ -213,11 +286,16 @@ class ServingJob(JobKind):
     ) -> Candidates:
         del speedups, fast
         return ReplicaPlacement(
-            replicas=job.replicas,
+            replicas=job.replicas
+            if job.throughput is None
+            else ArrayKey(_replicas_for(job.throughput, rows)),
             card_counts=asked.card_counts,
             fewest_cards=ArrayKey(rows.fewest_cards),
             matching=ArrayKey(rows.matching),
         )
+
+    def piece_cards(self, tables: OfferTables, job: Job, fewest_cards: FloatArray) -> FloatArray:
+        return serving_layout(tables, fewest_cards).replica_cards
 
     def check_counts(
         self,
@@ -232,7 +310,10 @@ class ServingJob(JobKind):
 
         A 422 rather than a warning: a count that no offer can split into replicas would otherwise return
         nothing (or, before, silently another count), and the sentence tells the caller the count to ask for.
+        With a throughput target the replicas differ by GPU model: the evaluation leaves out what is short.
         """
+        if job.throughput is not None:
+            return
         fewest = (
             np.ones(tables.size)
             if memory_needed_gb is None

@@ -69,6 +69,9 @@ class BillingTerms:
     min_billed_hours: float
     machine_cards: int
     spans_machines: bool
+    # The most units rentable in all, across rentals of the offer (a package's ``max_units``); the others
+    # are bounded per rental and by their stock.
+    most_units: float = math.inf
 
     @property
     def max_cards(self) -> int:

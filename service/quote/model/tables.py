@@ -79,8 +79,10 @@ class OfferTables:
     machine_cards: FloatArray
     spans_machines: BoolArray
     available_cards: FloatArray  # +inf when the vendor does not say
+    most_units: FloatArray  # the most units rentable in all, across rentals (+inf: bounded per rental)
     gpu_memory_gb: FloatArray
     fetched_at_s: FloatArray  # POSIX seconds
+    lead_time_h: FloatArray  # hours from booking to the cards being ready (0 when the vendor says none)
     same_vendor_card_hour: IntArray  # index of the reference offer, or NO_OFFER
     market_card_hour: IntArray
     # Each row's speed-up column (``_scaling.column_keys``): the distinct (machine size, interconnect).
@@ -151,6 +153,7 @@ def _plan_terms(plan: MixedPlan, terms: Sequence[BillingTerms]) -> BillingTerms:
         min_billed_hours=0.0,
         machine_cards=cards,
         spans_machines=False,
+        most_units=package.most_units,
     )
 
 
@@ -221,8 +224,10 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         machine_cards=machine_cards,
         spans_machines=_frozen(np.array([term.spans_machines for term in terms], dtype=np.bool_)),
         available_cards=_floats([min(_stock(real_offers[i]) for i in rows) for rows in parts]),
+        most_units=_floats([term.most_units for term in terms]),
         gpu_memory_gb=_floats([offer.gpu_memory_gb for offer in offers]),
         fetched_at_s=_floats([min(real_offers[i].fetched_at.timestamp() for i in rows) for rows in parts]),
+        lead_time_h=_floats([max(real_offers[i].lead_time_h or 0.0 for i in rows) for rows in parts]),
         same_vendor_card_hour=_frozen(
             np.concatenate(
                 [

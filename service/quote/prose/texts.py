@@ -139,6 +139,11 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "price fetched {age} h ago, older than the {max_age} h limit: confirm it with the vendor",
         "zh": "价格抓取于 {age} 小时前，超过 {max_age} 小时的有效期，请向服务商确认",
     },
+    "warn_lead_time": {
+        "en": "the cards are ready {lead} h after booking (the vendor's lead time): the job ends about {finish} h "
+        "after booking, which is what the deadline counts",
+        "zh": "该报价的卡需在预约后 {lead} 小时才就绪（服务商的准备时间）：任务约在预约后 {finish} 小时结束，期限按此计算",
+    },
     "warn_deadline": {
         "en": "deadline at risk: up to {hours} h if speed is at the low end, past the {deadline} h deadline",
         "zh": "可能超出期限：速度偏低时最多需 {hours} 小时，超过 {deadline} 小时的期限",
@@ -163,6 +168,36 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "job (give workload.communication or measured scaling points to replace that)",
         "zh": "单张 {gpu} 放不下该模型（{need} GB，至少 {min_cards} 张卡）：跨卡切分后每一步都要在卡间传递权重"
         "或激活值，因此按通信密集型任务估算加速比（可传入 workload.communication 或实测加速比替换）",
+    },
+    "note_runs": {
+        "en": "independent runs: {rounds} round(s) of {at_once} runs at once, {hours} h each, with no scaling "
+        "loss between runs",
+        "zh": "独立运行：共 {rounds} 轮，每轮同时运行 {at_once} 个，每轮 {hours} 小时，运行之间没有扩展损耗",
+    },
+    "note_divides": {
+        "en": "independent work divided over {at_once} group(s) of {cards} card(s), with no scaling loss "
+        "between them",
+        "zh": "独立任务分给 {at_once} 组、每组 {cards} 张卡，组与组之间没有扩展损耗",
+    },
+    "note_replica_throughput": {
+        "en": "each replica of {replica_cards} × {gpu} serves about {per_replica} tokens/s{per_range} at "
+        "{concurrency} requests at once ({how}); {replicas} replicas serve about {total} against the "
+        "{target} target",
+        "zh": "每个副本（{replica_cards} 张 {gpu}）在同时处理 {concurrency} 个请求时约 {per_replica} token/秒"
+        "{per_range}（{how}）；{replicas} 个副本约 {total} token/秒，目标 {target}",
+    },
+    "throughput_estimated": {
+        "en": "{bandwidth} TB/s of memory bandwidth over {weights} GB of weights, {low}–{high} of it used; give "
+        "workload.replica_tokens_per_s as measured to replace the estimate",
+        "zh": "按 {bandwidth} TB/s 显存带宽、{weights} GB 权重、带宽利用 {low}–{high} 估算；可传入实测的 "
+        "workload.replica_tokens_per_s 替换",
+    },
+    "throughput_measured": {"en": "your measured figure", "zh": "您的实测值"},
+    "warn_throughput_low": {
+        "en": "at the low end of the estimate {replicas} replicas serve {low} tokens/s, under the {target} "
+        "target: measure one replica and give workload.replica_tokens_per_s",
+        "zh": "按估算的下限，{replicas} 个副本只有 {low} token/秒，低于 {target} 的目标：请实测单个副本并传入 "
+        "workload.replica_tokens_per_s",
     },
     "warn_scaling_curve": {
         "en": "speed-up {low}–{high}× on {cards} cards for a {communication} job over {interconnect}: "

@@ -33,6 +33,7 @@ class TermRule(PricingRule[TermPricing]):
             min_billed_hours=0.0,
             machine_cards=pricing.max_units if per_card else pricing.cards,
             spans_machines=False,
+            most_units=pricing.max_units,
         )
 
     def lines(self, pricing: TermPricing, words: OfferWords, sheet: LineSheet) -> list[LineItem]:
