@@ -22,6 +22,7 @@ import msgspec
 from schemas.quote import LineItem, Quote
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures, gather_figures
+from service.quote.assemble.growth import growth, growth_note
 from service.quote.assemble.lines import mixed_line_items
 from service.quote.assemble.notes import fee_items, quote_notes
 from service.quote.assemble.parts import offer_parts
@@ -95,6 +96,9 @@ def _mixed_quote(
         ),
         quote_warnings(context, index, cards, msgspec.structs.replace(figures, bill=bill)),
     )
+    grown = growth(context, index, cards, figures.raw_hours_expected)
+    if grown is not None:
+        warnings.append(growth_note(grown, context.lang))
     quote = Quote(
         id=quote_id(f"{offer.id}+mixed", cards),
         rank=rank,
@@ -104,6 +108,7 @@ def _mixed_quote(
             "lead_time_h": float(tables.lead_time_h[index]) or None,  # the longest of its parts'
         },
         **piece_fields(context, index, cards),
+        growth=grown,
         cards=cards,
         nodes=nodes,
         billed_cards=bill.billed_cards,
@@ -150,9 +155,13 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         parts.writer(context.lang).items(sheet),
         quote_warnings(context, index, cards, figures),
     )
+    grown = growth(context, index, cards, figures.raw_hours_expected)
+    if grown is not None:
+        warnings.append(growth_note(grown, context.lang))
     quote = Quote(
         **parts.quote_fields,
         **piece_fields(context, index, cards),
+        growth=grown,
         id=quote_id(offer.id, cards),
         rank=rank,
         cards=cards,

@@ -249,6 +249,15 @@ class JobKind(ABC):
         del tables, job, fewest_cards
         return None
 
+    def placement(
+        self, tables: OfferTables, job: Job, fewest_cards: FloatArray, counts: FloatArray
+    ) -> tuple[FloatArray, BoolArray, FloatArray] | None:
+        """``(counts, rows)``: the units ``counts`` cards of the job rent, whether they can be placed and
+        the machines they take, where the job is placed in pieces over an offer's machines; None for a job
+        rented as one (the offer's own units and limits)."""
+        del tables, job, fewest_cards, counts
+        return None
+
     def check_counts(
         self,
         tables: OfferTables,

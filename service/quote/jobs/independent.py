@@ -260,6 +260,11 @@ class IndependentJob(JobKind):
     def piece_cards(self, tables: OfferTables, job: Job, fewest_cards: FloatArray) -> FloatArray:
         return cards_per_run(tables, job, fewest_cards)
 
+    def placement(
+        self, tables: OfferTables, job: Job, fewest_cards: FloatArray, counts: FloatArray
+    ) -> tuple[FloatArray, BoolArray, FloatArray]:
+        return run_units(tables, cards_per_run(tables, job, fewest_cards), counts)
+
     def speedups(
         self,
         tables: OfferTables,

@@ -297,6 +297,11 @@ class ServingJob(JobKind):
     def piece_cards(self, tables: OfferTables, job: Job, fewest_cards: FloatArray) -> FloatArray:
         return serving_layout(tables, fewest_cards).replica_cards
 
+    def placement(
+        self, tables: OfferTables, job: Job, fewest_cards: FloatArray, counts: FloatArray
+    ) -> tuple[FloatArray, BoolArray, FloatArray]:
+        return serving_units(tables, serving_layout(tables, fewest_cards), counts)
+
     def check_counts(
         self,
         tables: OfferTables,

@@ -199,6 +199,19 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "按估算的下限，{replicas} 个副本只有 {low} token/秒，低于 {target} 的目标：请实测单个副本并传入 "
         "workload.replica_tokens_per_s",
     },
+    "note_growth_fits": {
+        "en": "if the work grows {factor}×, this offer carries it on {cards} cards: about {hours} h for {cost}",
+        "zh": "若工作量增长到 {factor} 倍，该报价可用 {cards} 张卡承接：约 {hours} 小时，{cost}",
+    },
+    "warn_growth_short": {
+        "en": "if the work grows {factor}×, this offer cannot carry it ({why}): a cluster adds nodes, a single "
+        "machine must be replaced",
+        "zh": "若工作量增长到 {factor} 倍，该报价承接不了（{why}）：集群可以加节点，单机只能更换",
+    },
+    "growth_short": {
+        "en": "the grown job needs {cards} cards; this offer supplies at most {most}",
+        "zh": "增长后的任务需要 {cards} 张卡；该报价最多提供 {most} 张",
+    },
     "warn_scaling_curve": {
         "en": "speed-up {low}–{high}× on {cards} cards for a {communication} job over {interconnect}: "
         "{source} (pass measured points in scaling to replace it)",
