@@ -26,8 +26,10 @@ import numpy as np
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import (
+    Alternative,
     Lang,
     MemoryNeed,
+    Quote,
     QuoteRequest,
     QuoteResponse,
     Sizing,
@@ -35,6 +37,7 @@ from schemas.quote import (
     Task,
 )
 from schemas.vendor import VendorConfig
+from service.quote.alternatives import better_alternatives, quantized_requests
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.quotes import build_quotes
 from service.quote.assemble.warnings import mfu_text
@@ -43,13 +46,13 @@ from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
-from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, min_cards
+from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, PRECISION_BYTES, min_cards
 from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote.model.snapshot import Snapshot
 from service.quote.model.tables import OfferTables
 from service.quote.nearest import nothing_fits_summary
 from service.quote.prose.names import ProseNames, gpu_name
-from service.quote.prose.summary import lead_sentences, quote_summary
+from service.quote.prose.summary import alternative_sentence, lead_sentences, quote_summary
 from service.quote.prose.texts import Message, join_text, number_text, said
 from service.quote.rank import CandidateKeys, pick
 from service.quote.resolve import ResolvedRequest, resolve_request
@@ -248,6 +251,46 @@ def _fewest_cards(
 
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
     """Rank every feasible way to run the job by cost, time or value; pure."""
+    return _answer(snapshot, request, options, with_alternatives=True)
+
+
+def _alternatives(
+    snapshot: Snapshot,
+    resolved: ResolvedRequest,
+    evaluation: Evaluation,
+    recommended: tuple[int, Quote] | None,
+    options: QuoteOptions,
+) -> list[Alternative]:
+    """The quantized alternatives that change the decision (``alternatives``), each answered in full."""
+    asked = quantized_requests(resolved, evaluation, None if recommended is None else recommended[0])
+    answers = [
+        (precision, _answer(snapshot, request, options, with_alternatives=False))
+        for precision, request in asked
+    ]
+    return better_alternatives(answers, None if recommended is None else recommended[1])
+
+
+def _alternative_sentences(
+    alternatives: list[Alternative], recommended: Quote | None, names: ProseNames
+) -> list[str]:
+    return [
+        alternative_sentence(
+            alternative.precision,
+            PRECISION_BYTES[alternative.precision],
+            alternative.memory_needed_gb,
+            alternative.quote,
+            None
+            if recommended is None
+            else recommended.cost_cny.expected - alternative.quote.cost_cny.expected,
+            names,
+        )
+        for alternative in alternatives[:1]  # the first that changes the decision is the one said
+    ]
+
+
+def _answer(
+    snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions, *, with_alternatives: bool
+) -> QuoteResponse:
     tables = snapshot.tables
     known = snapshot.known(options.vendors)
     resolved = resolve_request(
@@ -285,6 +328,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         time_value_cny_per_hour=request.time_value_cny_per_hour,
     )
     if keys.size == 0:
+        found = _alternatives(snapshot, resolved, evaluation, None, options) if with_alternatives else []
         return QuoteResponse(
             quotes=[],
             excluded=evaluation.excluded,
@@ -296,9 +340,11 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
                     nothing_fits_summary(
                         run, resolved, evaluation, snapshot, names, top_k=options.fast_paths.top_k
                     ),
+                    *_alternative_sentences(found, None, names),
                 ],
                 request.lang,
             ),
+            alternatives=found,
             rank_by=request.rank_by,
             cheapest=None,
             fastest=None,
@@ -331,6 +377,13 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     quotes = structs[: len(ranked)]
     single = None if single_at is None else structs[single_at]
     matching_min_cards = evaluation.min_cards[evaluation.matching]
+    top = built[picks.recommended].quote
+    recommended_offer = chosen[ranked.index(picks.recommended)][0]
+    found = (
+        _alternatives(snapshot, resolved, evaluation, (recommended_offer, top), options)
+        if with_alternatives
+        else []
+    )
     summary = quote_summary(
         recommended=built[picks.recommended].quote,
         recommended_warnings=built[picks.recommended].warnings,
@@ -341,6 +394,7 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         names=names,
         min_cards=int(matching_min_cards.min()) if matching_min_cards.size else None,
         request=request,
+        extra=_alternative_sentences(found, top, names),
     )
     return QuoteResponse(
         quotes=quotes,
@@ -354,4 +408,5 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         warnings=[message.text for message in warnings],
         memory=memory,
         sizing=sizing_info,
+        alternatives=found,
     )

@@ -11,7 +11,19 @@ import service.quote
 
 ENGINE = Path(service.quote.__file__).parent
 # Lowest first; a module may import its own floor and the ones below.
-FLOORS = ("base", "prose", "model", "jobs", "resolve", "evaluate", "rank", "assemble", "nearest", "engine")
+FLOORS = (
+    "base",
+    "prose",
+    "model",
+    "jobs",
+    "resolve",
+    "evaluate",
+    "rank",
+    "assemble",
+    "nearest",
+    "alternatives",
+    "engine",
+)
 
 
 def _floor(module: str) -> int:

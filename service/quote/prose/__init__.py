@@ -9,7 +9,7 @@ with these helpers and its own messages (``service.cli.texts``).
 from service.quote.base.money import format_cny, number_text
 from service.quote.prose.empty import Nearest, NearestOption, OutsideFilters, TooLarge, empty_summary
 from service.quote.prose.names import ProseNames, gpu_name
-from service.quote.prose.summary import lead_sentences, quote_summary
+from service.quote.prose.summary import alternative_sentence, lead_sentences, quote_summary
 from service.quote.prose.texts import (
     TEMPLATES,
     Message,
@@ -29,6 +29,7 @@ __all__ = [
     "OutsideFilters",
     "ProseNames",
     "TooLarge",
+    "alternative_sentence",
     "empty_summary",
     "format_cny",
     "gpu_name",

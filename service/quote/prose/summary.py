@@ -30,7 +30,13 @@ from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
 from service.quote.prose.texts import Message, hours_text, join_text, number_text, partial_text, text
 
-__all__ = ["BREAK_EVEN_FACTOR", "LEADING_WARNINGS", "lead_sentences", "quote_summary"]
+__all__ = [
+    "BREAK_EVEN_FACTOR",
+    "LEADING_WARNINGS",
+    "alternative_sentence",
+    "lead_sentences",
+    "quote_summary",
+]
 
 BREAK_EVEN_FACTOR = 2.0
 """A package's break-even is told when the job's hours per period are within this factor of it."""
@@ -199,8 +205,10 @@ def quote_summary(
     names: ProseNames,
     min_cards: int | None,
     request: QuoteRequest,
+    extra: Sequence[str] = (),
 ) -> str:
-    """The paragraph for a response with quotes."""
+    """The paragraph for a response with quotes; ``extra`` sentences follow the comparison with one card
+    (an alternative that changes the decision)."""
     lang = names.lang
     caveats = _caveats(recommended_warnings, response_warnings)
     if len(caveats) > 1:
@@ -227,7 +235,35 @@ def quote_summary(
             if request.workload.kind == "serving"  # every plan runs the hours asked for: none is faster
             else _single_vs_fastest(single, fastest, recommended, option, min_cards, lang)
         ),
+        *extra,
         _break_even(quotes, names),
         caveat,
     ]
     return join_text("join_sentences", sentences, lang)
+
+
+def alternative_sentence(
+    precision: str,
+    bytes_per_weight: float,
+    need_gb: float,
+    quote: Quote,
+    saving_cny: float | None,
+    names: ProseNames,
+) -> str:
+    """The same job at quantized ``precision``: what it needs and its recommended option, with what it
+    saves against the recommendation (``saving_cny``; None when nothing fitted without it)."""
+    lang = names.lang
+    saving = (
+        text("alternative_fits", lang)
+        if saving_cny is None
+        else text("alternative_saves", lang, saving=format_cny(saving_cny))
+    )
+    return text(
+        "alternative_quantized",
+        lang,
+        precision=precision,
+        bytes=number_text(bytes_per_weight),
+        need=number_text(need_gb),
+        option=_option(quote, names),
+        saving=saving,
+    )

@@ -27,6 +27,14 @@ SUMMARY_TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     # Summary: its sentences.
     "summary_lead": {"en": "{lead}.", "zh": "{lead}。"},
+    "alternative_quantized": {
+        "en": "With {precision} weights ({bytes} bytes each; check the model's quality at it) it needs {need} GB: "
+        "{option}{saving}.",
+        "zh": "若权重量化为 {precision}（每个权重 {bytes} 字节；请确认该精度下的模型质量），只需 {need} GB："
+        "{option}{saving}。",
+    },
+    "alternative_saves": {"en": ", {saving} less", "zh": "，便宜 {saving}"},
+    "alternative_fits": {"en": ", within the limits", "zh": "，在限制之内"},
     "summary_recommended": {"en": "Recommended: {option}{note}.", "zh": "推荐：{option}{note}。"},
     "note_illustrative": {
         "en": ", at an illustrative reference price from a public article, not a live quote",
