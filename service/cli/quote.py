@@ -51,6 +51,14 @@ _FLAGS = {
     "workload.cross_node_factor": "--cross-node-factor",
     "workload.data_city": "--data-city",
     "workload.dataset_gb": "--dataset-gb",
+    "workload.tokens": "--tokens",
+    "workload.mfu": "--mfu",
+    "workload.runs": "--runs",
+    "workload.cards_per_run": "--cards-per-run",
+    "workload.target_tokens_per_s": "--target-tokens-per-s",
+    "workload.concurrent_requests": "--concurrent-requests",
+    "workload.replica_tokens_per_s": "--replica-tokens-per-s",
+    "workload.growth_factor": "--growth-factor",
     "workload": "--gpu-hours",
     "gpus": "--gpu",
     "regions": "--region",
@@ -143,10 +151,13 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
     """The ``QuoteRequest`` the arguments describe; raises ``ArgumentError`` naming the flag."""
     gpus = _names(args.gpu)
     serving = args.serving_hours is not None
-    reference = args.reference_gpu or (gpus[0] if gpus and len(gpus) == 1 and not serving else None)
+    sized = args.tokens is not None
+    reference = args.reference_gpu or (
+        gpus[0] if gpus and len(gpus) == 1 and not (serving or sized) else None
+    )
     workload = {
         "gpu_hours": args.gpu_hours,
-        "kind": "serving" if serving else None,
+        "kind": "serving" if serving else "independent" if args.independent else None,
         "hours": args.serving_hours,
         "replicas": args.replicas,
         "reference_gpu": reference,
@@ -159,6 +170,14 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "cross_node_factor": args.cross_node_factor,
         "data_city": args.data_city,
         "dataset_gb": args.dataset_gb,
+        "tokens": args.tokens,
+        "mfu": args.mfu,
+        "runs": args.runs,
+        "cards_per_run": args.cards_per_run,
+        "target_tokens_per_s": args.target_tokens_per_s,
+        "concurrent_requests": args.concurrent_requests,
+        "replica_tokens_per_s": args.replica_tokens_per_s,
+        "growth_factor": args.growth_factor,
     }
     raw: dict[str, Any] = {
         "workload": {key: value for key, value in workload.items() if value is not None},
@@ -282,6 +301,17 @@ def add_quote_parser(commands: Any) -> argparse.ArgumentParser:
     quote.add_argument("--gpu-hours", type=float, help="a batch job: its wall-clock hours on ONE card")
     quote.add_argument("--serving-hours", type=float, help="a serving job instead: wall-clock hours to serve")
     quote.add_argument("--replicas", type=int, help="serving replicas (default 1)")
+    quote.add_argument("--tokens", type=float, help="size the job by its tokens (with --model and --task)")
+    quote.add_argument("--mfu", type=float, help="measured model FLOPs utilization for --tokens, e.g. 0.4")
+    quote.add_argument(
+        "--independent", action="store_true", help="the work splits into runs that never talk (a sweep)"
+    )
+    quote.add_argument("--runs", type=int, help="independent runs, equal (default: the work divides freely)")
+    quote.add_argument("--cards-per-run", type=int, help="cards each independent run takes")
+    quote.add_argument("--target-tokens-per-s", type=float, help="serving: tokens per second to serve in all")
+    quote.add_argument("--concurrent-requests", type=int, help="serving: requests a replica serves at once")
+    quote.add_argument("--replica-tokens-per-s", type=float, help="serving: measured tokens/s of one replica")
+    quote.add_argument("--growth-factor", type=float, help="how much the work may grow, e.g. 2")
     quote.add_argument("--gpu", action="append", help="GPU id(s) to consider, e.g. rtx4090 (comma-separated)")
     quote.add_argument("--reference-gpu", help="GPU the hours were measured on (default: the one --gpu)")
     quote.add_argument("--cards", help="card counts, comma-separated (default: every count an offer sells)")
@@ -296,7 +326,9 @@ def add_quote_parser(commands: Any) -> argparse.ArgumentParser:
     quote.add_argument("--model", help="a named model instead of --params-b, e.g. qwen2.5-72b")
     quote.add_argument("--precision", help="bf16, fp8, int8, int4 (bytes per weight)")
     quote.add_argument("--task", help="inference, lora, qlora, full_finetune, pretrain")
-    quote.add_argument("--communication", help="light, moderate (default), heavy")
+    quote.add_argument(
+        "--communication", help="light, moderate, heavy (default: moderate, heavy for a split model)"
+    )
     quote.add_argument("--cross-node-factor", type=float, help="measured scaling kept per node doubling")
     quote.add_argument("--data-city", help="where the data lives, e.g. nanjing or 南京")
     quote.add_argument("--dataset-gb", type=float, help="data size to copy to another city")

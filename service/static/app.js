@@ -14,6 +14,9 @@ const DEFAULT_REFERENCE_GPU = "rtx4090";
 // service does not have is never sent (it would be refused as unknown).
 const KNOWN_FIELDS = new Set(["workload", "workload.gpu_hours", "workload.reference_gpu",
   "workload.speed_ratios", "workload.model", "workload.model_params_b", "workload.task", "workload.precision",
+  "workload.kind", "workload.tokens", "workload.mfu", "workload.runs", "workload.cards_per_run", "workload.hours",
+  "workload.replicas", "workload.target_tokens_per_s", "workload.concurrent_requests",
+  "workload.replica_tokens_per_s", "workload.growth_factor",
   "gpus", "regions", "vendors", "pricing", "card_counts", "deadline_hours", "budget_cny", "rank_by",
   "time_value_cny_per_hour", "limit", "lang"]);
 
@@ -69,15 +72,29 @@ function buildRequest(elements) {
   const gpus = selectedValues(elements.gpus);
   const vendors = selectedValues(elements.vendors);
   const pricing = selectedValues(elements.pricing);
+  // Hours on a reference card convert between GPUs; a serving job's wall-clock hours and a job sized by
+  // its tokens have nothing to convert, so the page's default reference GPU is not sent with them.
+  const converts = text("kind") !== "serving" && text("tokens").trim() === "";
   return knownOnly({
     workload: {
       gpu_hours: numberOrText(text("gpu_hours")),
-      reference_gpu: text("reference_gpu") || undefined,
+      reference_gpu: converts ? text("reference_gpu") || undefined : undefined,
       speed_ratios: speedRatios(text("speed_ratios")),
       model: text("model").trim() || undefined,
       model_params_b: numberOrText(text("model_params_b")),
       task: text("task") || undefined,
       precision: text("precision") || undefined,
+      kind: text("kind") || undefined,
+      tokens: numberOrText(text("tokens")),
+      mfu: numberOrText(text("mfu")),
+      runs: numberOrText(text("runs")),
+      cards_per_run: numberOrText(text("cards_per_run")),
+      hours: numberOrText(text("serving_hours")),
+      replicas: numberOrText(text("replicas")),
+      target_tokens_per_s: numberOrText(text("target_tokens_per_s")),
+      concurrent_requests: numberOrText(text("concurrent_requests")),
+      replica_tokens_per_s: numberOrText(text("replica_tokens_per_s")),
+      growth_factor: numberOrText(text("growth_factor")),
     },
     gpus: gpus.length ? gpus : undefined,
     regions: nameList(text("regions")),

@@ -229,3 +229,40 @@ def test_the_city_input_follows_the_request_schema(page: Page, base_url: str) ->
     wuxi = row_ids(page)
     assert wuxi and all(quote_id.startswith("js-wuxi-ref:") for quote_id in wuxi)
     assert bodies[-1]["cities"] == ["无锡"]
+
+
+def test_independent_runs_reach_the_request_and_their_rounds_are_shown(page: Page, base_url: str) -> None:
+    bodies = quote_bodies(page)
+    open_explorer(page, base_url)
+    page.select_option("#kind", "independent")
+    page.fill("#gpu_hours", "400")
+    page.fill("#runs", "200")
+    page.fill("#card_counts", "8")
+    page.fill("#growth_factor", "2")
+    page.click("#submit")
+
+    expect(page.locator(ROWS).first).to_be_visible()
+    workload = bodies[-1]["workload"]
+    assert (workload["kind"], workload["runs"], workload["growth_factor"]) == ("independent", 200, 2)
+    notes = page.locator(f"{ROWS} td.notes").first.inner_text()
+    assert "25 round(s) of 8 runs at once" in notes
+    assert "if the work grows 2×" in notes
+
+
+def test_serving_by_throughput_reaches_the_request_in_chinese(page: Page, base_url: str) -> None:
+    bodies = quote_bodies(page)
+    open_explorer(page, f"{base_url}/?lang=zh")
+    page.select_option("#kind", "serving")
+    page.fill("#serving_hours", "720")
+    page.fill("#model", "llama-3.1-70b")
+    page.select_option("#precision", "int8")
+    page.fill("#target_tokens_per_s", "3000")
+    page.click("#submit")
+
+    expect(page.locator(ROWS).first).to_be_visible()
+    workload = bodies[-1]["workload"]
+    assert (
+        workload["kind"] == "serving" and workload["hours"] == 720 and workload["target_tokens_per_s"] == 3000
+    )
+    assert "gpu_hours" not in workload
+    assert "token/秒" in page.locator(f"{ROWS} td.notes").first.inner_text()

@@ -114,6 +114,7 @@ def _offer(
         label=rng.choice(("", "", "illustrative reference price")),
         storage_cny_per_gb_day=rng.choice((None, None, 0.01)),
         traffic_cny_per_gb=rng.choice((None, None, 0.5)),
+        lead_time_h=rng.choice((None, None, None, None, 24.0)),
     )
 
 
@@ -157,14 +158,32 @@ def catalog(seed: int, offers: int = 240, *, clusters: int = 12, packaged_vendor
 
 
 def _job(rng: random.Random) -> dict[str, Any]:
-    if rng.random() < 0.2:
+    roll = rng.random()
+    if roll < 0.2:
         workload: dict[str, Any] = {
             "kind": "serving",
             "hours": rng.choice((1, 24, 200, 720, rng.uniform(0.5, 2000))),
         }
-        if rng.random() < 0.6:
+        if rng.random() < 0.3:
+            workload["target_tokens_per_s"] = rng.choice((200, 3000, 20_000))
+            if rng.random() < 0.3:
+                workload["replica_tokens_per_s"] = rng.choice((150, 900))
+        elif rng.random() < 0.6:
             workload["replicas"] = rng.choice((1, 2, 3))
         return workload
+    if roll < 0.3:
+        workload = {"gpu_hours": rng.choice((12, 400, 3000)), "kind": "independent"}
+        if rng.random() < 0.6:
+            workload["runs"] = rng.choice((3, 25, 200))
+        if rng.random() < 0.3:
+            workload["cards_per_run"] = rng.choice((1, 2, 4))
+        return workload
+    if roll < 0.38:
+        return {
+            "tokens": rng.choice((1e7, 5e8, 2e10)),
+            "model": rng.choice(_MODELS[:4]),
+            "task": rng.choice(_TASKS),
+        }
     workload = {"gpu_hours": rng.choice((0.5, 12, 48, 400, 3000, 20_000, round(rng.uniform(1, 3000), 3)))}
     if rng.random() < 0.6:
         workload["reference_gpu"] = rng.choice(("rtx4090", "h800", "a100-80g", "l20"))
@@ -176,12 +195,16 @@ def _job(rng: random.Random) -> dict[str, Any]:
 def _workload(rng: random.Random) -> dict[str, Any]:
     workload = _job(rng)
     serving = "hours" in workload
+    if "tokens" in workload:
+        return workload
+    if rng.random() < 0.1:
+        workload["growth_factor"] = rng.choice((1.5, 2, 4))
     roll = rng.random()
     if roll < 0.3:
         workload["model"] = rng.choice(_MODELS)
     elif roll < 0.5:
         workload["model_params_b"] = rng.choice((1.5, 7, 14, 34, 70, 180))
-    if not serving and rng.random() < 0.5:
+    if not serving and "task" not in workload and rng.random() < 0.5:
         workload["task"] = rng.choice(_TASKS)
     if rng.random() < 0.3:
         workload["precision"] = rng.choice(("bf16", "fp8", "int8", "int4"))

@@ -71,7 +71,7 @@ class RunsColumn(ScalingColumn):
         run = ScalingColumn.speedup(self, self.cards_per_run)
         at_once = cards // self.cards_per_run
         if at_once == 0:
-            return Range(0.0, 0.0, 0.0)
+            return Range(math.nan, math.nan, math.nan)
         gain = at_once if self.runs is None else self.runs / math.ceil(self.runs / at_once)
         return Range(run.low * gain, run.expected * gain, run.high * gain)
 
@@ -97,11 +97,9 @@ class RunSpeedups(SpeedupRule, frozen=True, gc=False):
         cards = np.asarray(counts, dtype=np.float64)[:, None]
         size_cards = np.repeat(np.asarray(sizes, dtype=np.float64), width)
         at_once = np.floor(cards / size_cards)
-        if self.runs is None:
-            gain = at_once
-        else:
-            with np.errstate(divide="ignore"):
-                gain = np.where(at_once > 0, self.runs / np.ceil(self.runs / np.maximum(at_once, 1)), 0.0)
+        # Fewer cards than one run takes run nothing: NaN, never placed (``run_units``).
+        gain = at_once if self.runs is None else self.runs / np.ceil(self.runs / np.maximum(at_once, 1))
+        gain = np.where(at_once > 0, gain, np.nan)
         tables_of = [bound.reshape(1, -1) for bound in (within.low, within.expected, within.high)]
         low, expected, high = (gain * bound for bound in tables_of)
         columns = tuple(
