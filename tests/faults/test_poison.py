@@ -15,6 +15,8 @@ from service.services import build_services
 from service.settings import Settings
 from service.store.redis import RedisClient, RedisPriceStore, connect_redis
 
+pytestmark = pytest.mark.redis
+
 ADMIN = {"X-API-Key": "poison-admin-key"}
 VENDOR = "js-suzhou-ref"
 QUOTE = {"workload": {"gpu_hours": 48}, "gpus": ["rtx4090"], "card_counts": [1, 4]}
