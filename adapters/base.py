@@ -41,7 +41,7 @@ import httpx
 import msgspec
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
-from schemas.offer import Interconnect, Offer, Pricing, offer_id
+from schemas.offer import Interconnect, Offer, Pricing, implausible_offer, offer_id
 from schemas.vendor import VendorConfig
 
 __all__ = [
@@ -172,8 +172,15 @@ class OfferBuilder:
         interconnect: Interconnect = "pcie",
         available_cards: int | None = None,
         spot: bool = False,
+        storage_cny_per_gb_day: float | None = None,
+        traffic_cny_per_gb: float | None = None,
     ) -> None:
-        """Validate one row (known GPU, amounts within bounds, a new SKU) and keep it, or record why not."""
+        """Validate one row (known GPU, amounts within bounds and within what a real price can be, a new
+        SKU) and keep it, or record why not.
+
+        The sanity bounds (``schemas.offer.implausible_offer``) apply to every row, new or known: the
+        quarantine only compares a price with the one stored, so a new offer at ``1e308`` or ``1e-300`` would
+        otherwise be served (and become every quote's cheapest option at ¥0.00, or overflow its sums)."""
         gpu_id = self._gpu_id(gpu_name)
         if isinstance(gpu_id, UnknownGpuName):
             self.reject(sku, "unknown_gpu", gpu_id.reason)
@@ -192,25 +199,29 @@ class OfferBuilder:
         if available_cards is not None and available_cards < 0:
             self.reject(sku, "invalid_stock", f"available_cards={available_cards}")
             return
-        self._skus.add(sku)
-        self.offers.append(
-            Offer(
-                id=offer_id(self._config.id, sku),
-                vendor=self._config.id,
-                sku=sku,
-                region=self._config.region,
-                city=self._config.city,
-                gpu=gpu_id,
-                gpu_memory_gb=self._catalog.get(gpu_id).memory_gb,
-                interconnect=interconnect,
-                pricing=checked,
-                fetched_at=self._fetched_at,
-                source=self._source,
-                available_cards=available_cards,
-                spot=spot,
-                label=self._config.label,
-            )
+        offer = Offer(
+            id=offer_id(self._config.id, sku),
+            vendor=self._config.id,
+            sku=sku,
+            region=self._config.region,
+            city=self._config.city,
+            gpu=gpu_id,
+            gpu_memory_gb=self._catalog.get(gpu_id).memory_gb,
+            interconnect=interconnect,
+            pricing=checked,
+            fetched_at=self._fetched_at,
+            source=self._source,
+            available_cards=available_cards,
+            spot=spot,
+            label=self._config.label,
+            storage_cny_per_gb_day=storage_cny_per_gb_day,
+            traffic_cny_per_gb=traffic_cny_per_gb,
         )
+        if (problem := implausible_offer(offer)) is not None:
+            self.reject(sku, "implausible_price", problem)
+            return
+        self._skus.add(sku)
+        self.offers.append(offer)
 
     def _gpu_id(self, gpu_name: str) -> str | UnknownGpuName:
         known = self._gpu_ids.get(gpu_name)

@@ -140,7 +140,6 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
         raise VendorFetchError(config.id, message, category="malformed") from error
     builder = OfferBuilder(config, context, source=source, observed_at=raw_file.observed_at)
     for raw in raw_file.offers:
-        before = len(builder.offers)
         builder.add(
             sku=raw.sku,
             gpu_name=raw.gpu,
@@ -148,19 +147,10 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
             interconnect=raw.interconnect,
             available_cards=raw.available_cards,
             spot=raw.spot,
-        )
-        _add_data_fees(builder, raw, added=len(builder.offers) > before)
-    return builder.result()
-
-
-def _add_data_fees(builder: OfferBuilder, raw: _RawOffer, *, added: bool) -> None:
-    """The row's storage and traffic prices on the offer just added (a rejected row has none to carry)."""
-    if added and (raw.storage_cny_per_gb_day is not None or raw.traffic_cny_per_gb is not None):
-        builder.offers[-1] = msgspec.structs.replace(
-            builder.offers[-1],
             storage_cny_per_gb_day=raw.storage_cny_per_gb_day,
             traffic_cny_per_gb=raw.traffic_cny_per_gb,
         )
+    return builder.result()
 
 
 class StaticAdapter(DocumentAdapter):

@@ -21,7 +21,10 @@ __all__ = [
     "PricingKind",
     "TermPeriod",
     "TermPricing",
+    "Timestamp",
+    "card_hour_price_cny",
     "headline_price_cny",
+    "implausible_offer",
     "offer_id",
     "pricing_kind",
 ]
@@ -29,6 +32,10 @@ __all__ = [
 Interconnect = Literal["pcie", "nvlink", "infiniband", "roce", "ethernet"]
 PricingKind = Literal["card_hour", "node_hour", "bundle", "term"]
 TermPeriod = Literal["day", "week", "month"]
+
+# Every stored time carries its offset: a naive one cannot be compared with the service's clock, so a
+# payload holding one fails to decode (at the store's edge) instead of failing every request that reads it.
+Timestamp = Annotated[datetime, msgspec.Meta(tz=True)]
 
 PositiveMoney = Annotated[float, msgspec.Meta(gt=0)]
 NonNegativeMoney = Annotated[float, msgspec.Meta(ge=0)]
@@ -90,7 +97,7 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     gpu_memory_gb: Annotated[int, msgspec.Meta(ge=1)]
     interconnect: Interconnect
     pricing: Pricing
-    fetched_at: datetime
+    fetched_at: Timestamp
     source: str
     currency: Literal["CNY"] = "CNY"
     available_cards: Annotated[int, msgspec.Meta(ge=0)] | None = None
@@ -123,3 +130,58 @@ def headline_price_cny(pricing: Pricing) -> float:
             return pricing.cny_per_bundle_hour
         case TermPricing():
             return pricing.cny_per_period
+
+
+# Sanity bounds a real rental offer stays inside, whatever its feed says: DOMAIN.md's prices run from about
+# ¥1 per card-hour (an RTX 3090, a monthly 4090 package) to ¥45 (an H800 at the articles' prices), so ¥0.01
+# and ¥1,000 per card-hour leave room for any GPU a vendor rents while keeping a unit error (a price in fen
+# or in micro-yuan read as yuan, ``1e308``, ``1e-300``) out of every sum a quote makes.
+PLAUSIBLE_CNY_PER_CARD_HOUR = (0.01, 1_000.0)
+MAX_MIN_BILLED_HOURS = 8_760.0  # a year
+MAX_DATA_FEE_CNY = 100.0  # per GB-day stored or per GB moved; real fees are fen to a yuan
+MAX_AVAILABLE_CARDS = 1_000_000
+_PERIOD_HOURS: dict[TermPeriod, float] = {"day": 24.0, "week": 168.0, "month": 720.0}
+
+
+def card_hour_price_cny(pricing: Pricing) -> float:
+    """The price per card-hour the variant amounts to: a node over its cards, a bundle over its cards, a
+    term package over its cards and the hours of its period."""
+    match pricing:
+        case CardHourPricing():
+            return pricing.cny_per_card_hour
+        case NodeHourPricing():
+            return pricing.cny_per_node_hour / pricing.cards_per_node
+        case BundlePricing():
+            return pricing.cny_per_bundle_hour / pricing.cards
+        case TermPricing():
+            return pricing.cny_per_period / (pricing.cards * _PERIOD_HOURS[pricing.period])
+
+
+def _outside(name: str, value: float, low: float, high: float) -> str | None:
+    if low <= value <= high:  # NaN fails both comparisons
+        return None
+    return f"{name} {value:g} is outside {low:g}..{high:g}"
+
+
+def implausible_offer(offer: Offer) -> str | None:
+    """Why the offer's amounts cannot be a real price (``None`` when they can): outside the sanity bounds
+    above. The store's edge and every feed apply it, so a value no vendor means never reaches a quote."""
+    low, high = PLAUSIBLE_CNY_PER_CARD_HOUR
+    pricing = offer.pricing
+    problem = _outside("price per card-hour", card_hour_price_cny(pricing), low, high)
+    if problem is None and isinstance(pricing, CardHourPricing):
+        problem = _outside("min_billed_hours", pricing.min_billed_hours, 0.0, MAX_MIN_BILLED_HOURS)
+    if problem is None and isinstance(pricing, NodeHourPricing):
+        per_node = high * pricing.cards_per_node
+        problem = _outside(
+            "network premium per node-hour", pricing.network_premium_cny_per_node_hour, 0.0, per_node
+        ) or _outside("storage per node-hour", pricing.storage_cny_per_node_hour, 0.0, per_node)
+    for name, fee in (
+        ("storage per GB-day", offer.storage_cny_per_gb_day),
+        ("traffic per GB", offer.traffic_cny_per_gb),
+    ):
+        if problem is None and fee is not None:
+            problem = _outside(name, fee, 0.0, MAX_DATA_FEE_CNY)
+    if problem is None and offer.available_cards is not None:
+        problem = _outside("available_cards", offer.available_cards, 0, MAX_AVAILABLE_CARDS)
+    return problem

@@ -130,6 +130,8 @@ def _summary(report: RefreshReport) -> str:
         f"{len(report.vendors)} vendors, {len(failed)} failed, {offers} offers; "
         f"store version {report.version}",
     ]
+    if report.removed:
+        lines.append(f"removed (no longer in the vendors file): {', '.join(report.removed)}")
     return "\n".join(lines)
 
 

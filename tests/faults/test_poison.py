@@ -86,14 +86,21 @@ async def status_wrong_type(client: RedisClient, ns: str) -> None:
 
 async def history_garbage(client: RedisClient, ns: str) -> None:
     key = _key(ns, f"history:{VENDOR}:4090")
-    await client.xadd(key, {"e": b"\xff garbage"})
-    await client.xadd(key, {"other": b"field"})
+    await client.rpush(key, b"\xff garbage", b"1764600000\xc1\xc1", b"")
 
 
 async def history_wrong_type(client: RedisClient, ns: str) -> None:
     key = _key(ns, f"history:{VENDOR}:4090")
     await client.delete(key)
     await client.set(key, b"garbage")
+
+
+async def history_old_stream(client: RedisClient, ns: str) -> None:
+    """The layout of an older release: a stream per offer, with garbage among its entries."""
+    key = _key(ns, f"history:{VENDOR}:4090")
+    await client.delete(key)
+    await client.xadd(key, {"e": b"\xff garbage"})
+    await client.xadd(key, {"other": b"field"})
 
 
 async def lock_wrong_type(client: RedisClient, ns: str) -> None:
@@ -113,6 +120,7 @@ POISONS: list[Poison] = [
     status_wrong_type,
     history_garbage,
     history_wrong_type,
+    history_old_stream,
     lock_wrong_type,
 ]
 

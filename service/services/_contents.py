@@ -1,0 +1,65 @@
+"""Store contents reshaped before a snapshot is built from them: configured vendors only, vendors taken
+out, and held offers standing in for vendors the store could not give."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from service.store.base import StoreContents
+
+__all__ = ["keep_only", "names_vendor", "patched", "without"]
+
+
+def names_vendor(key: str, vendor: str) -> bool:
+    """Whether a fault's key is one of ``vendor``'s: its offers (``...vendor:<id>``) or its status
+    (``...status[<id>]``), in either store's naming."""
+    return key.endswith((f"vendor:{vendor}", f"[{vendor}]"))
+
+
+def keep_only(contents: StoreContents, vendors: Collection[str] | None) -> StoreContents:
+    """``contents`` limited to ``vendors`` (None: all): a vendor that left the vendors file is served
+    nowhere, and its keys' faults say nothing about the service's health."""
+    if vendors is None:
+        return contents
+    stored = set(contents.offers_by_vendor) | set(contents.statuses) | set(contents.unreadable_vendors)
+    gone = stored - set(vendors)
+    return without(contents, gone, unreadable=False) if gone else contents
+
+
+def without(contents: StoreContents, vendors: Collection[str], *, unreadable: bool = True) -> StoreContents:
+    """``contents`` with ``vendors`` taken out; ``unreadable`` lists them as unreadable (so held offers
+    stand in for them), else they are gone with their statuses and faults."""
+    gone = set(vendors)
+    if not gone:
+        return contents
+    faults = dict(contents.faults)
+    if not unreadable:
+        faults = {
+            key: reason for key, reason in faults.items() if not any(names_vendor(key, v) for v in gone)
+        }
+    return StoreContents(
+        version=contents.version,
+        offers_by_vendor={v: offers for v, offers in contents.offers_by_vendor.items() if v not in gone},
+        statuses={v: s for v, s in contents.statuses.items() if unreadable or v not in gone},
+        faults=faults,
+        unreadable_vendors=frozenset(contents.unreadable_vendors | gone)
+        if unreadable
+        else contents.unreadable_vendors - gone,
+    )
+
+
+def patched(contents: StoreContents, held: StoreContents | None) -> StoreContents:
+    """Vendors that did not decode or are missing keep their offers (and statuses) from ``held``."""
+    if held is None:
+        return contents
+    offers = dict(contents.offers_by_vendor)
+    for vendor in contents.unreadable_vendors:
+        if vendor in held.offers_by_vendor:
+            offers[vendor] = held.offers_by_vendor[vendor]
+    return StoreContents(
+        version=contents.version,
+        offers_by_vendor=offers,
+        statuses={**held.statuses, **contents.statuses},
+        faults=contents.faults,
+        unreadable_vendors=contents.unreadable_vendors,
+    )
