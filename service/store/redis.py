@@ -18,7 +18,7 @@ skipped. A write replaces what it cannot decode (a key of the wrong type, a junk
 refresh repairs the store. Prices come before history: history is written after the prices, only while
 Redis has room (``HistoryBounds.memory_limit_ratio``), and a price write or the lock that Redis refuses
 for want of memory first deletes the history to make room. No error this store raises names the server
-(``_redis_errors``).
+(``redis_errors``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from redis.exceptions import RedisError, ResponseError
 
 from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
-from service.store._redis_errors import describe, is_out_of_memory
 from service.store._redis_history import append_history, drop_history, read_history, sweep_streams
 from service.store._redis_read import Keys, read_contents
 from service.store.base import (
@@ -54,6 +53,7 @@ from service.store.base import (
     parse_version,
     price_changes,
 )
+from service.store.redis_errors import describe, is_out_of_memory
 
 __all__ = ["RedisClient", "RedisPriceStore", "connect_redis", "is_cluster"]
 
