@@ -119,8 +119,8 @@ class AdapterContext:
     environ: Mapping[str, str] = field(default_factory=dict)
     # First retry waits about this long, doubling per attempt (with jitter); tests shrink it.
     retry_backoff_s: float = 0.2
-    # A feed (an HTTP body after decompression, each page of a paginated one, or a file) above this many
-    # bytes fails with category "too_large" before it can exhaust the process's memory.
+    # A feed (an HTTP body after decompression, all pages of a paginated one together, or a file) above
+    # this many bytes fails with category "too_large" before it can exhaust the process's memory.
     max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES
 
 

@@ -49,6 +49,10 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     max_plan_cards: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 512
     rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 0
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65_536
+    # A request body must arrive whole within this (408 past it), and a stopping server waits this long
+    # at most for requests in flight: both below the pod's 30 s termination grace.
+    body_read_timeout_s: Annotated[float, msgspec.Meta(gt=0, le=300)] = 10.0
+    shutdown_timeout_s: Annotated[int, msgspec.Meta(ge=1, le=300)] = 20
     cors_allow_origins: tuple[str, ...] = ()
     log_level: str = "INFO"
     # Store faults: a total deadline for the per-request version check and /ready, and a pool cap.
