@@ -13,8 +13,8 @@ small but an offer's read scans the whole vendor; a hash per vendor is small but
 one field, so a gone offer's history could not go on its own. A list per offer is small, reads one key and
 expires as a key does::
 
-    <prefix><offer_id>   list, oldest first; each entry: the Unix second it was recorded (10 digits), then
-                         a msgpack array (at, pricing, available_cards, change)
+    <prefix><offer_id>   list, oldest first; each entry: the Unix millisecond it was recorded (13
+                         digits), then a msgpack array (at, pricing, available_cards, change)
 
 Bounds, applied by the append script as it appends: at most ``max_entries`` entries; entries recorded more
 than ``max_age_s`` ago dropped from the head (the newest one kept); the key expires ``max_age_s`` after its
@@ -49,7 +49,7 @@ from service.store.base import DECODE_ERRORS, HistoryBounds, change_decoder, vis
 __all__ = ["HISTORY_CHUNK", "HistoryWrite", "append_history", "drop_history", "read_history", "sweep_streams"]
 
 HISTORY_CHUNK = 5_000  # changes per script call
-_RECORDED_DIGITS = 10
+_RECORDED_DIGITS = 13
 
 Client = Redis | RedisCluster
 
@@ -99,7 +99,7 @@ for size in string.gmatch(ARGV[6], '%d+') do
       redis.call('LTRIM', key, -keep, -1)
       length = keep
     end
-    while length > 1 and (tonumber(string.sub(redis.call('LINDEX', key, 0), 1, 10)) or 0) < cutoff do
+    while length > 1 and (tonumber(string.sub(redis.call('LINDEX', key, 0), 1, 13)) or 0) < cutoff do
       redis.call('LPOP', key)
       length = length - 1
     end
@@ -140,14 +140,14 @@ async def append_history(
     Raises what the client raises (``RedisError``, ``OSError``) for a failed round trip.
     """
     outcome = HistoryWrite()
-    now_s = int(time.time())
+    now_ms = int(time.time() * 1000)
     for start in range(0, len(changes), HISTORY_CHUNK):
         chunk = changes[start : start + HISTORY_CHUNK]
         parts: list[bytes] = []
         for change in chunk:
             entry = _Entry(change.at, change.pricing, change.available_cards, change.change)
             parts.append(change.offer_id.encode())
-            parts.append(b"%010d%s" % (now_s, _entry_encoder.encode(entry)))
+            parts.append(b"%013d%s" % (now_ms, _entry_encoder.encode(entry)))
         sizes = ",".join(str(len(part)) for part in parts)
         result = await client.eval(
             _APPEND_SCRIPT,
@@ -156,7 +156,7 @@ async def append_history(
             prefix,
             str(bounds.max_entries),
             str(max(1, int(bounds.max_age_s * 1000))),
-            str(now_s - int(bounds.max_age_s)),
+            str(now_ms - int(bounds.max_age_s * 1000)),
             repr(bounds.memory_limit_ratio),
             sizes,
             b"".join(parts),
@@ -178,7 +178,7 @@ def _decode_entry(offer_id: str, raw: bytes) -> tuple[float, PriceChange]:
     recorded = raw[:_RECORDED_DIGITS]
     if len(recorded) != _RECORDED_DIGITS or not recorded.isdigit():
         raise ValueError("no recorded time")
-    entry = _entry_decoder.decode(raw[_RECORDED_DIGITS:])
+    entry = _entry_decoder.decode(raw[_RECORDED_DIGITS:])  # recorded: milliseconds
     change = PriceChange(
         offer_id=offer_id,
         at=entry.at,
@@ -186,7 +186,7 @@ def _decode_entry(offer_id: str, raw: bytes) -> tuple[float, PriceChange]:
         available_cards=entry.available_cards,
         change=entry.change,
     )
-    return float(recorded), change
+    return int(recorded) / 1000, change
 
 
 async def _read_stream(client: Client, key: str, offer_id: str, limit: int) -> tuple[list[PriceChange], int]:

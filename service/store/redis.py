@@ -153,6 +153,7 @@ class RedisPriceStore:
         on_fault: FaultCallback | None = None,
     ):
         self._client = client
+        self._namespace = namespace
         self._keys = Keys.under(namespace)
         bounds = history or HistoryBounds()
         if history_max_entries is not None:
@@ -165,6 +166,10 @@ class RedisPriceStore:
     def client(self) -> RedisClient:
         """The connection pool, shared with the rate limiter so one cap holds for both."""
         return self._client
+
+    @property
+    def namespace(self) -> str:
+        return self._namespace
 
     def _fault(self, kind: str, key: str, reason: str) -> None:
         logger.warning("price store: skipped the value at %s: %s", key, reason)

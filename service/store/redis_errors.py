@@ -17,6 +17,7 @@ from redis.exceptions import (
     AuthenticationError,
     AuthorizationError,
     BusyLoadingError,
+    OutOfMemoryError,
     ResponseError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -73,7 +74,9 @@ def _connection_problem(error: BaseException) -> str:
 
 def describe(error: BaseException) -> str:
     """A short, address-free account of a Redis client error."""
-    if isinstance(error, ResponseError) and not isinstance(error, AuthorizationError):
+    if isinstance(error, OutOfMemoryError):
+        text = f"OOM {_server_message(error)}"  # redis-py took the server's code off
+    elif isinstance(error, ResponseError) and not isinstance(error, AuthorizationError):
         text = _server_message(error)
     elif isinstance(error, RedisConnectionError | RedisTimeoutError | TimeoutError | OSError):
         text = _connection_problem(error)
@@ -83,7 +86,10 @@ def describe(error: BaseException) -> str:
 
 
 def is_out_of_memory(error: BaseException) -> bool:
-    """Redis refused a write because it is at ``maxmemory`` (``noeviction``)."""
+    """Redis refused a write because it is at ``maxmemory`` (``noeviction``). redis-py raises its own
+    class for that, with the server's ``OOM`` code taken off the message (kept inside a script's error)."""
+    if isinstance(error, OutOfMemoryError):
+        return True
     return isinstance(error, ResponseError) and _server_message(error).startswith("OOM ")
 
 
