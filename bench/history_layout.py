@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import redis
@@ -98,14 +99,15 @@ class Layout:
         maxlen = MAX_ENTRIES * len(offer_ids) if self.name == "stream/vendor" else MAX_ENTRIES
         for start in range(0, len(offer_ids), CHUNK):
             args: list[str | bytes | int] = [maxlen]
-            for offer_id, entry in zip(offer_ids[start : start + CHUNK], entries[start : start + CHUNK]):
+            chunk = zip(offer_ids[start : start + CHUNK], entries[start : start + CHUNK], strict=True)
+            for offer_id, entry in chunk:
                 args.extend((offer_id if self.per_vendor else self.key(offer_id), entry))
             keys = [self.key(VENDOR)] if self.per_vendor else []
             client.evalsha(sha, len(keys), *keys, *args)
 
     def read(self, client: redis.Redis, offer_id: str) -> int:
         if self.name == "stream/offer":
-            return len(client.xrevrange(self.key(offer_id), count=100))
+            return len(client.xrevrange(self.key(offer_id), count=100) or [])
         if self.name == "list/offer":
             return len(client.lrange(self.key(offer_id), -100, -1))
         if self.name == "hash/vendor":
@@ -114,7 +116,7 @@ class Layout:
         found = 0
         last = "+"
         while found < 100:
-            page = client.xrevrange(self.key(VENDOR), max=last, count=10_000)
+            page: Any = client.xrevrange(self.key(VENDOR), max=last, count=10_000)
             if not page:
                 break
             found += sum(1 for _, fields in page if fields[b"o"] == offer_id.encode())

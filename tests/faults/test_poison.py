@@ -76,7 +76,7 @@ async def vendor_wrong_type(client: RedisClient, ns: str) -> None:
 async def _rewrite_offers(client: RedisClient, ns: str, change: Callable[[list[Any]], list[Any]]) -> None:
     """The vendor's stored offers decoded as plain values, changed, written back, the version bumped."""
     raw = await client.get(_key(ns, f"vendor:{VENDOR}"))
-    assert raw
+    assert isinstance(raw, bytes)
     await client.set(
         _key(ns, f"vendor:{VENDOR}"), msgspec.msgpack.encode(change(msgspec.msgpack.decode(raw)))
     )
@@ -117,7 +117,7 @@ async def offer_of_another_vendor(client: RedisClient, ns: str) -> None:
 
 async def status_naive_time(client: RedisClient, ns: str) -> None:
     raw = await client.hget(_key(ns, "status"), VENDOR)
-    assert raw
+    assert isinstance(raw, bytes)
     status = msgspec.msgpack.decode(raw)
     status["last_success_at"] = "2026-01-01T00:00:00"
     await client.hset(_key(ns, "status"), VENDOR, msgspec.msgpack.encode(status))

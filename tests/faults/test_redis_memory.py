@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from schemas.offer import CardHourPricing
+from schemas.offer import CardHourPricing, Offer
 from service.store.base import HistoryBounds
 from service.store.redis import RedisPriceStore, connect_redis
 from tests.builders import make_offer, ok_status
@@ -36,7 +36,7 @@ def _used_bytes(server: RedisServer) -> int:
         client.close()
 
 
-def _offers(round_: int, count: int) -> list[object]:
+def _offers(round_: int, count: int) -> list[Offer]:
     """A vendor that renames every SKU each refresh: every offer new, every previous one removed."""
     return [
         make_offer(
@@ -56,7 +56,7 @@ async def test_sku_churn_never_fails_a_price_write_and_history_keeps_to_its_shar
                 offers = _offers(round_, 4_000)
                 await store.write_vendor("churn", offers, ok_status("churn", len(offers)))  # never raises
                 contents = await store.read()
-                assert [offer.id for offer in contents.offers_by_vendor["churn"]] == [o.id for o in offers]  # type: ignore[attr-defined]
+                assert [offer.id for offer in contents.offers_by_vendor["churn"]] == [o.id for o in offers]
                 assert await store.try_lock(f"round-{round_}", 30)
                 await store.unlock(f"round-{round_}")
     finally:
