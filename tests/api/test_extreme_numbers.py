@@ -56,8 +56,8 @@ def _figures(quote: dict[str, Any]) -> list[float]:
 @pytest.mark.parametrize(
     "body",
     [
-        {"workload": {"gpu_hours": 1e7, **REF, "speed_ratios": {"h800": 0.01}, "cross_node_factor": 0.1}, "card_counts": [1, 1024]},
-        {"workload": {"gpu_hours": 0.001, **REF, "speed_ratios": {"h800": 100}}, "card_counts": [1, 16]},
+        {"workload": {"gpu_hours": 1e7, "reference_gpu": "rtx4090", "speed_ratios": {"h800": 0.01}, "cross_node_factor": 0.1}, "card_counts": [1, 1024]},
+        {"workload": {"gpu_hours": 0.001, "reference_gpu": "rtx4090", "speed_ratios": {"h800": 100}}, "card_counts": [1, 16]},
         {"workload": {"gpu_hours": 1e7, "communication": "heavy", "data_city": "shanghai", "dataset_gb": 1e7}, "deadline_hours": 0.01, "rank_by": "time"},
         {"workload": {"gpu_hours": 1e7}, "budget_cny": 0.01, "rank_by": "value", "time_value_cny_per_hour": 1e9},
         {"workload": {"kind": "serving", "hours": 1e7, "replicas": 1024, "model_params_b": 100_000, "task": "inference"}},
