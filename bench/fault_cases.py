@@ -232,7 +232,7 @@ def absurd_feed_prices(folder: Path, seconds: float) -> Row:
         ).json()
         free = sum(1 for q in quote.get("quotes", []) if q["cost_cny"]["expected"] == 0)
         (status,) = [v for v in httpx.get(replica.url + "/vendors").json()["vendors"] if v["vendor"] == "a"]
-        note = f"dropped {status['drop_reasons']}; quotes at ¥0.00: {free}"
+        note = f"dropped {status.get('drop_reasons', {})}; quotes at ¥0.00: {free}"
         return Row("", tally.tried + 1, tally.unexpected, tally.leaks, absurd + free, note)
 
 

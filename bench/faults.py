@@ -11,7 +11,7 @@ refresh) and checked. Per fault it prints:
 
 - ``tried``: requests sent to the replicas (and refreshes asked for);
 - ``5xx``: answers >= 500 that the fault should not cause (a 503 the contract promises, such as no
-  snapshot held, is listed in the note instead);
+  snapshot held, is listed in the note instead), and refreshes or checks of the fault that failed;
 - ``leaks``: answers or log lines naming the Redis address or port, a vendor token, or echoing a Redis
   command's arguments;
 - ``lost``: offers a replica should serve after the fault and does not (or serves and should not);
@@ -237,8 +237,12 @@ async def probe(
 
 
 def catalog(replica: Replica) -> dict[str, float]:
-    items = httpx.get(replica.url + "/offers?limit=1000", timeout=10).json()["items"]
-    return {item["id"]: item["pricing"].get("cny_per_card_hour", 0.0) for item in items}
+    """The replica's offers by id with their price; an offer served twice is a second, unexpected entry."""
+    served: dict[str, float] = {}
+    for item in httpx.get(replica.url + "/offers?limit=1000", timeout=10).json()["items"]:
+        key = item["id"] if item["id"] not in served else f"{item['id']} (again)"
+        served[key] = item["pricing"].get("cny_per_card_hour", 0.0)
+    return served
 
 
 def refresh(replica: Replica) -> dict[str, Any]:
