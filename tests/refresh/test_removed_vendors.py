@@ -6,12 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
 from service.store.base import PriceStore
+from service.store.redis import RedisPriceStore, connect_redis
 from tests.builders import card_hour_feed
 
 ADMIN_KEY = "removal-admin-key"
@@ -33,18 +35,26 @@ def _vendors_file(folder: Path, vendors: list[str]) -> Path:
     return path
 
 
-def _app(store: PriceStore, vendors_file: Path) -> Any:
+def _server(store: PriceStore, vendors_file: Path, request: pytest.FixtureRequest) -> Any:
+    """A server over ``store``'s data: the same memory store (one process), or its own Redis client on
+    the same namespace (a server closes its store when it stops)."""
     settings = Settings(vendors_file=vendors_file, admin_api_keys=(ADMIN_KEY,))
+    if isinstance(store, RedisPriceStore):
+        store = RedisPriceStore(
+            connect_redis(request.getfixturevalue("redis_url")), namespace=store.namespace
+        )
     return create_app(services=build_services(settings, store=store))
 
 
-async def test_a_vendor_out_of_the_file_is_neither_served_nor_kept(store: PriceStore, tmp_path: Path) -> None:
+async def test_a_vendor_out_of_the_file_is_neither_served_nor_kept(
+    store: PriceStore, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     both = _vendors_file(tmp_path, ["keep", "gone"])
-    async with AsyncTestClient(_app(store, both)) as old:  # loads both into the empty store
+    async with AsyncTestClient(_server(store, both, request)) as old:  # loads both into the empty store
         assert {o["vendor"] for o in (await old.get("/offers")).json()["items"]} == {"keep", "gone"}
 
     only_keep = _vendors_file(tmp_path, ["keep"])
-    async with AsyncTestClient(_app(store, only_keep)) as fresh:
+    async with AsyncTestClient(_server(store, only_keep, request)) as fresh:
         assert set((await store.read()).offers_by_vendor) == {"keep", "gone"}  # not refreshed yet
         offers = (await fresh.get("/offers")).json()["items"]
         vendors = [v["vendor"] for v in (await fresh.get("/vendors")).json()["vendors"]]
