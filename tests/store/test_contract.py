@@ -147,14 +147,15 @@ async def test_history_of_a_gone_offer_goes_after_the_retention(store: PriceStor
 
 
 async def test_history_drops_entries_older_than_the_retention_but_the_newest(store: PriceStore) -> None:
-    bounded = _bounded(store, HistoryBounds(max_entries=10, max_age_s=1.0))
+    bounded = _bounded(store, HistoryBounds(max_entries=10, max_age_s=0.4))
     cheap = make_offer(pricing=CardHourPricing(cny_per_card_hour=8.0))
     dear = make_offer(pricing=CardHourPricing(cny_per_card_hour=9.0))
     await bounded.write_vendor("js-test", [cheap], ok_status("js-test"))
-    await asyncio.sleep(0.6)
+    await asyncio.sleep(0.25)
     await bounded.write_vendor("js-test", [dear], ok_status("js-test"))
-    await asyncio.sleep(0.5)
-    # The first entry was recorded over a second ago: gone; the newest says the price since when.
+    await asyncio.sleep(0.2)
+    # The first entry was recorded 0.45 s ago, past the 0.4 s retention: gone; the newest (recorded 0.2 s
+    # ago, its key living 0.4 s from then) says the price since when.
     assert [(entry.change, entry.pricing) for entry in await bounded.history("js-test:4090")] == [
         ("changed", dear.pricing)
     ]
