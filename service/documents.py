@@ -27,11 +27,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
-__all__ = ["MAX_DEPTH", "UnreadableDocument", "check_well_formed", "find_duplicate", "repeated_key"]
+__all__ = [
+    "MAX_DEPTH",
+    "UnreadableDocument",
+    "check_well_formed",
+    "decode_json_value",
+    "find_duplicate",
+    "nests_deeper",
+    "refuse_duplicate",
+    "repeated_key",
+]
 
 # Objects and lists nested deeper than this are refused; a quote request needs 3 (a scaling point).
 MAX_DEPTH = 32
@@ -147,3 +156,32 @@ def check_well_formed(body: bytes) -> None:
         raise UnreadableDocument("malformed", str(error)) from None
     except RecursionError:
         raise UnreadableDocument("too_deep", "nested too deeply") from None
+
+
+def refuse_duplicate(duplicate: tuple[str, str] | None) -> None:
+    """``UnreadableDocument(duplicate_key)`` for a key ``find_duplicate`` found given twice."""
+    if duplicate is not None:
+        key, path = duplicate
+        raise UnreadableDocument("duplicate_key", f"duplicate key `{key}`", field=path)
+
+
+def decode_json_value(text: str | bytes) -> Any:
+    """A JSON value given as text (a command-line flag's), as plain values, read as strictly as a body:
+    ``UnreadableDocument`` when it is malformed, too deep or gives a key twice."""
+    body = text.encode() if isinstance(text, str) else text
+    refuse_duplicate(find_duplicate(body))
+    check_well_formed(body)
+    return _DOCUMENT_DECODER.decode(body)
+
+
+def nests_deeper(data: Any, limit: int) -> bool:
+    """Whether already-parsed values (a tool call's arguments) nest deeper than ``limit``."""
+    return _depth(data, limit) > limit
+
+
+def _depth(data: Any, limit: int) -> int:
+    """How deep ``data`` nests, counting at most to ``limit + 1``."""
+    if limit < 0 or not isinstance(data, dict | list | tuple):
+        return 0
+    children = data.values() if isinstance(data, dict) else data
+    return 1 + max((_depth(child, limit - 1) for child in children), default=0)

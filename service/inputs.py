@@ -36,7 +36,10 @@ from service.documents import (
     MAX_DEPTH,
     UnreadableDocument,
     check_well_formed,
+    decode_json_value,
     find_duplicate,
+    nests_deeper,
+    refuse_duplicate,
     repeated_key,
 )
 from service.errors import InvalidRequest
@@ -331,12 +334,6 @@ def _raw(body: bytes) -> Any:
         return None
 
 
-def _refuse(duplicate: tuple[str, str] | None) -> None:
-    if duplicate is not None:
-        key, path = duplicate
-        raise UnreadableDocument("duplicate_key", f"duplicate key `{key}`", field=path)
-
-
 def decode_json_input(body: bytes, type_: type[T]) -> T:
     """``body`` read once, as one JSON document, and decoded strictly as ``type_`` (a Struct typed all
     the way down: no ``Any`` field, so a document it decodes from nests no deeper than it).
@@ -350,39 +347,22 @@ def decode_json_input(body: bytes, type_: type[T]) -> T:
         value = msgspec.json.decode(body, type=type_)
     except msgspec.ValidationError as error:
         check_well_formed(body)  # a document that is malformed says that first
-        _refuse(find_duplicate(body))  # then one nested too deeply, or saying two things about a field
+        refuse_duplicate(find_duplicate(body))  # then one nested too deeply, or saying two things twice
         raise invalid_input(error, type_, data=_raw(body)) from None
     except msgspec.DecodeError as error:
         check_well_formed(body)  # the document decoder's words, the same whatever the type
         raise UnreadableDocument("malformed", str(error)) from None
     except RecursionError:
         raise UnreadableDocument("too_deep", "nested too deeply") from None
-    _refuse(repeated_key(body))
+    refuse_duplicate(repeated_key(body))
     return value
-
-
-def decode_json_value(text: str | bytes) -> Any:
-    """A JSON value given as text (a command-line flag's), as plain values, read as strictly as a body:
-    ``UnreadableDocument`` when it is malformed, too deep or gives a key twice."""
-    body = text.encode() if isinstance(text, str) else text
-    _refuse(find_duplicate(body))
-    check_well_formed(body)
-    return msgspec.json.decode(body)
-
-
-def _depth(data: Any, limit: int) -> int:
-    """How deep ``data`` nests, counting at most to ``limit + 1``."""
-    if limit < 0 or not isinstance(data, dict | list | tuple):
-        return 0
-    children = data.values() if isinstance(data, dict) else data
-    return 1 + max((_depth(child, limit - 1) for child in children), default=0)
 
 
 def convert_input(data: Any, type_: type[T], *, top: str = "arguments") -> T:
     """Already-parsed JSON values (a tool call's arguments, the command line's request) converted as
     strictly as ``decode_json_input`` decodes; ``InvalidRequest`` on a value the schema refuses, and on
     values nested deeper than a body may be."""
-    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
+    if nests_deeper(data, MAX_DEPTH):
         raise InvalidRequest(top, "nested too deeply")
     try:
         return msgspec.convert(data, type_)

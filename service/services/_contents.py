@@ -1,13 +1,19 @@
-"""Store contents reshaped before a snapshot is built from them: configured vendors only, vendors taken
-out, and held offers standing in for vendors the store could not give."""
+"""Store contents reshaped before a snapshot is built from them (configured vendors only, vendors taken
+out, held offers standing in for vendors the store could not give), and the snapshot built from them
+that passes its check."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import logging
+from collections.abc import Callable, Collection
+from datetime import datetime
 
+from service.quote import Snapshot
 from service.store.base import StoreContents
 
-__all__ = ["keep_only", "names_vendor", "patched", "without"]
+__all__ = ["build_served", "keep_only", "names_vendor", "patched", "without"]
+
+logger = logging.getLogger("gpuquote.snapshots")
 
 
 def names_vendor(key: str, vendor: str) -> bool:
@@ -63,3 +69,38 @@ def patched(contents: StoreContents, held: StoreContents | None) -> StoreContent
         faults=contents.faults,
         unreadable_vendors=contents.unreadable_vendors,
     )
+
+
+def _checked(
+    contents: StoreContents, built_at: datetime, check: Callable[[Snapshot], None] | None
+) -> Snapshot:
+    snapshot = Snapshot.build(contents, built_at=built_at)
+    if check is not None:
+        check(snapshot)
+    return snapshot
+
+
+def build_served(
+    contents: StoreContents,
+    built_at: datetime,
+    check: Callable[[Snapshot], None] | None,
+    held: StoreContents | None,
+) -> tuple[Snapshot | None, dict[str, str]]:
+    """The snapshot of ``contents`` that builds and passes ``check``, and the vendors left out of it with
+    why. A vendor whose offers fail alone keeps its ``held`` offers (or is left out); when even that
+    fails, no snapshot (the caller keeps serving what it holds)."""
+    try:
+        return _checked(contents, built_at, check), {}
+    except Exception as error:  # a shape no decode rule foresaw must not take the replica down
+        logger.warning("snapshot at version %d cannot serve: %r", contents.version, error)
+    unusable: dict[str, str] = {}
+    for vendor, offers in contents.offers_by_vendor.items():
+        try:
+            _checked(StoreContents(contents.version, {vendor: offers}, {}), built_at, check)
+        except Exception as error:
+            unusable[f"vendor:{vendor}"] = f"its offers fail to serve: {error!r}"[:300]
+    repaired = patched(without(contents, {key.removeprefix("vendor:") for key in unusable}), held)
+    try:
+        return _checked(repaired, built_at, check), unusable or {"snapshot": "fails to serve"}
+    except Exception as error:
+        return None, {**unusable, "snapshot": f"fails to serve: {error!r}"[:300]}

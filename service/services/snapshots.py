@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from schemas.offer import Offer
 from service.errors import StoreUnreachable
 from service.quote import Snapshot
-from service.services._contents import keep_only, patched, without
+from service.services._contents import build_served, keep_only, patched
 from service.store.base import PriceStore, StoreContents, StoreCorrupt, StoreUnavailable
 from service.store.breaker import StoreBreaker
 from service.store.deadline import StoreSlow, wait_for_store
@@ -208,33 +208,7 @@ class SnapshotCache:
             self._rebuild = None
 
     def _build(self, contents: StoreContents) -> tuple[Snapshot | None, dict[str, str]]:
-        """The snapshot of ``contents`` that passes the check, and the vendors left out of it with why.
-
-        A vendor whose offers fail alone keeps its held offers (or is left out); when even that fails, no
-        snapshot (the held one keeps serving)."""
-        built_at = self._clock()
-        try:
-            return self._checked(contents, built_at), {}
-        except Exception as error:  # a shape no decode rule foresaw must not take the replica down
-            logger.warning("snapshot at version %d cannot serve: %r", contents.version, error)
-        unusable: dict[str, str] = {}
-        for vendor, offers in contents.offers_by_vendor.items():
-            try:
-                self._checked(StoreContents(contents.version, {vendor: offers}, {}), built_at)
-            except Exception as error:
-                unusable[f"vendor:{vendor}"] = f"its offers fail to serve: {error!r}"[:300]
-        vendors = {key.removeprefix("vendor:") for key in unusable}
-        repaired = patched(without(contents, vendors), self.held_contents())
-        try:
-            return self._checked(repaired, built_at), unusable or {"snapshot": "fails to serve"}
-        except Exception as error:
-            return None, {**unusable, "snapshot": f"fails to serve: {error!r}"[:300]}
-
-    def _checked(self, contents: StoreContents, built_at: datetime) -> Snapshot:
-        snapshot = Snapshot.build(contents, built_at=built_at)
-        if self._check_snapshot is not None:
-            self._check_snapshot(snapshot)
-        return snapshot
+        return build_served(contents, self._clock(), self._check_snapshot, self.held_contents())
 
     def _kept_failed_vendors(self, contents: StoreContents) -> StoreContents:
         """A vendor the store holds no offers for, whose stored status says its last refresh failed, keeps
