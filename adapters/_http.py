@@ -179,10 +179,12 @@ async def get_bytes(
     client: httpx.AsyncClient,
     context: AdapterContext,
     label: str | None = None,
+    max_bytes: int | None = None,
 ) -> bytes:
     """GET ``url`` with the vendor's timeout and retry budget; the whole body, or ``VendorFetchError``.
 
-    ``label`` is how messages name the request (default: ``url`` redacted).
+    ``label`` is how messages name the request (default: ``url`` redacted); ``max_bytes`` caps the body
+    (default ``context.max_feed_bytes``; a paginated feed passes what its earlier pages left of it).
     """
     label = redact_url(url) if label is None else label
     headers = _headers(config, context)
@@ -197,7 +199,7 @@ async def get_bytes(
                     url,
                     headers=headers,
                     request_timeout=timeout,
-                    max_bytes=context.max_feed_bytes,
+                    max_bytes=context.max_feed_bytes if max_bytes is None else max_bytes,
                     vendor=config.id,
                     label=label,
                 )

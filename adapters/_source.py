@@ -124,13 +124,16 @@ async def read_pages(
 
     A file is one page. A next link to another origin fails the feed (the vendor's token must not follow
     it), and so do a next link already followed and more than ``max_pages`` pages: a vendor bug must not
-    keep a refresh looping. ``decode(body, where)`` raises ``VendorFetchError``; ``where`` names a later
-    page by its number, since its URL came from the vendor.
+    keep a refresh looping. ``AdapterContext.max_feed_bytes`` caps the feed, not each page: every page is
+    read against what the earlier ones left (100 pages just under the cap would otherwise be 100 times
+    it in memory). ``decode(body, where)`` raises ``VendorFetchError``; ``where`` names a later page by
+    its number, since its URL came from the vendor.
     """
     body, source = await read_feed(config, client=client, context=context)
     pages = [decode(body, source)]
     if config.url is None or config.path is not None:
         return pages, source
+    left_bytes = context.max_feed_bytes - len(body)
     first_url = httpx.URL(config.url)  # it parsed: the first page was fetched from it
     page_url = first_url
     fetched = {page_url}
@@ -150,9 +153,25 @@ async def read_pages(
         if len(pages) == max_pages:
             message = f"more than {max_pages} pages from {source}; stopped before page {number}"
             raise VendorFetchError(config.id, message, category="too_large")
+        if left_bytes <= 0:
+            message = (
+                f"pages of {source} reached the {context.max_feed_bytes}-byte feed cap before page {number}"
+            )
+            raise VendorFetchError(config.id, message, category="too_large")
         fetched.add(page_url)
         where = f"{source} (page {number})"
-        page_body = await get_bytes(str(page_url), config, client=client, context=context, label=where)
+        try:
+            page_body = await get_bytes(
+                str(page_url), config, client=client, context=context, label=where, max_bytes=left_bytes
+            )
+        except VendorFetchError as error:
+            if error.category == "too_large":
+                message = (
+                    f"pages of {source} pass the {context.max_feed_bytes}-byte feed cap at page {number}"
+                )
+                raise VendorFetchError(config.id, message, category="too_large") from None
+            raise
+        left_bytes -= len(page_body)
         pages.append(decode(page_body, where))
     return pages, source
 

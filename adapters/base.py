@@ -42,7 +42,7 @@ import msgspec
 
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
 from adapters.places import city_region, zone_city
-from schemas.offer import Interconnect, Offer, Pricing, offer_id
+from schemas.offer import Interconnect, Offer, Pricing, implausible_offer, offer_id
 from schemas.vendor import VendorConfig
 
 __all__ = [
@@ -120,8 +120,8 @@ class AdapterContext:
     environ: Mapping[str, str] = field(default_factory=dict)
     # First retry waits about this long, doubling per attempt (with jitter); tests shrink it.
     retry_backoff_s: float = 0.2
-    # A feed (an HTTP body after decompression, each page of a paginated one, or a file) above this many
-    # bytes fails with category "too_large" before it can exhaust the process's memory.
+    # A feed (an HTTP body after decompression, all pages of a paginated one together, or a file) above
+    # this many bytes fails with category "too_large" before it can exhaust the process's memory.
     max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES
 
 
@@ -175,13 +175,20 @@ class OfferBuilder:
         available_cards: int | None = None,
         spot: bool = False,
         zone: Sequence[str] = (),
+        storage_cny_per_gb_day: float | None = None,
+        traffic_cny_per_gb: float | None = None,
+        lead_time_h: float | None = None,
     ) -> None:
-        """Validate one row (known GPU, amounts within bounds, a new SKU) and keep it, or record why not.
+        """Validate one row (known GPU, amounts within bounds and within what a real price can be, a new
+        SKU) and keep it, or record why not.
 
         ``zone`` is the data-centre zone the row's stock is in, by every name the feed gives it (display
         name first, then its id): the offer is placed in the zone's city (``adapters.places``), or, when
         no name places it, in the vendor's city and marked ``city_assumed``.
-        """
+
+        The sanity bounds (``schemas.offer.implausible_offer``) apply to every row, new or known: the
+        quarantine only compares a price with the one stored, so a new offer at ``1e308`` or ``1e-300`` would
+        otherwise be served (and become every quote's cheapest option at ¥0.00, or overflow its sums)."""
         gpu_id = self._gpu_id(gpu_name)
         if isinstance(gpu_id, UnknownGpuName):
             self.reject(sku, "unknown_gpu", gpu_id.reason)
@@ -200,28 +207,33 @@ class OfferBuilder:
         if available_cards is not None and available_cards < 0:
             self.reject(sku, "invalid_stock", f"available_cards={available_cards}")
             return
-        self._skus.add(sku)
         city, region, assumed = self._place(zone)
-        self.offers.append(
-            Offer(
-                id=offer_id(self._config.id, sku),
-                vendor=self._config.id,
-                sku=sku,
-                region=region,
-                city=city,
-                gpu=gpu_id,
-                gpu_memory_gb=self._catalog.get(gpu_id).memory_gb,
-                interconnect=interconnect,
-                pricing=checked,
-                fetched_at=self._fetched_at,
-                source=self._source,
-                available_cards=available_cards,
-                spot=spot,
-                label=self._config.label,
-                zone=_zone_label(zone),
-                city_assumed=assumed,
-            )
+        offer = Offer(
+            id=offer_id(self._config.id, sku),
+            vendor=self._config.id,
+            sku=sku,
+            region=region,
+            city=city,
+            gpu=gpu_id,
+            gpu_memory_gb=self._catalog.get(gpu_id).memory_gb,
+            interconnect=interconnect,
+            pricing=checked,
+            fetched_at=self._fetched_at,
+            source=self._source,
+            available_cards=available_cards,
+            spot=spot,
+            label=self._config.label,
+            zone=_zone_label(zone),
+            city_assumed=assumed,
+            storage_cny_per_gb_day=storage_cny_per_gb_day,
+            traffic_cny_per_gb=traffic_cny_per_gb,
+            lead_time_h=lead_time_h,
         )
+        if (problem := implausible_offer(offer)) is not None:
+            self.reject(sku, "implausible_price", problem)
+            return
+        self._skus.add(sku)
+        self.offers.append(offer)
 
     def _place(self, zone: Sequence[str]) -> tuple[str, str, bool]:
         """(city, region, whether the city is assumed) for a row in ``zone``."""

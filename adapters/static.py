@@ -142,7 +142,6 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
         raise VendorFetchError(config.id, message, category="malformed") from error
     builder = OfferBuilder(config, context, source=source, observed_at=raw_file.observed_at)
     for raw in raw_file.offers:
-        before = len(builder.offers)
         builder.add(
             sku=raw.sku,
             gpu_name=raw.gpu,
@@ -150,22 +149,11 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
             interconnect=raw.interconnect,
             available_cards=raw.available_cards,
             spot=raw.spot,
+            storage_cny_per_gb_day=raw.storage_cny_per_gb_day,
+            traffic_cny_per_gb=raw.traffic_cny_per_gb,
+            lead_time_h=raw.lead_time_h,
         )
-        _add_extras(builder, raw, added=len(builder.offers) > before)
     return builder.result()
-
-
-def _add_extras(builder: OfferBuilder, raw: _RawOffer, *, added: bool) -> None:
-    """The row's storage and traffic prices and lead time on the offer just added (a rejected row has
-    none to carry)."""
-    extras = {
-        "storage_cny_per_gb_day": raw.storage_cny_per_gb_day,
-        "traffic_cny_per_gb": raw.traffic_cny_per_gb,
-        "lead_time_h": raw.lead_time_h,
-    }
-    given = {name: value for name, value in extras.items() if value is not None}
-    if added and given:
-        builder.offers[-1] = msgspec.structs.replace(builder.offers[-1], **given)
 
 
 class StaticAdapter(DocumentAdapter):

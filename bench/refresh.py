@@ -12,7 +12,9 @@ spellings, one row in 1,000 bad) is generated in memory, then timed, best of ``-
 - with ``--redis-url``: the first write alone (offers, status and version in one MULTI/EXEC, then one
   history entry per offer in pipelined chunks; target >= 250,000 rows/s), then the same two writes as
   above into ``RedisPriceStore``, each under a throwaway namespace whose keys are deleted afterwards
-  (the Redis is never flushed).
+  (the Redis is never flushed); and Redis memory per offer after one first write: the price data
+  (``MEMORY USAGE`` of the vendor key) and the history (``MEMORY USAGE`` of a sample of its keys), with
+  ``used_memory``'s growth for the whole.
 
 Rows/s and the ratio to the baseline are printed per stage, then peak memory: the process's peak RSS
 (polars allocates outside Python) and the Python heap's peak during one normalization (tracemalloc).
@@ -192,6 +194,7 @@ def _bench_redis(sheet: bytes, rows: int, runs: int, redis_url: str, baseline_s:
             await store.aclose()
 
     try:
+        asyncio.run(_memory_per_offer(redis_url, f"{namespace}-memory", result, status))
         write_s = _best_of(runs, write_only)
         _report("redis store write alone, first", rows, write_s, baseline_s)
         verdict = "meets" if rows / write_s >= TARGET_REDIS_WRITE_ROWS_PER_S else "BELOW"
@@ -204,6 +207,30 @@ def _bench_redis(sheet: bytes, rows: int, runs: int, redis_url: str, baseline_s:
         _report("normalize + redis store, unchanged", rows, max(steady_s - first_s, 1e-9), baseline_s)
     finally:
         asyncio.run(_delete_namespace(redis_url, namespace))
+
+
+async def _memory_per_offer(
+    redis_url: str, namespace: str, result: FetchResult, status: VendorStatus
+) -> None:
+    client = connect_redis(redis_url, timeout_s=30.0)
+    store = RedisPriceStore(client, namespace=namespace)
+    try:
+        used_before = int((await client.info("memory"))["used_memory"])
+        await store.write_vendor(VENDOR.id, result.offers, status)
+        used = int((await client.info("memory"))["used_memory"]) - used_before
+        prices = await client.memory_usage(f"{namespace}:{{prices}}:vendor:{VENDOR.id}", samples=0) or 0
+        sample = result.offers[:: max(1, len(result.offers) // 1000)]
+        history = [
+            await client.memory_usage(f"{namespace}:{{prices}}:history:{o.id}", samples=0) or 0
+            for o in sample
+        ]
+        offers = len(result.offers)
+        print(
+            f"  redis memory per offer, first write: prices {prices / offers:,.0f} B, history "
+            f"{sum(history) / len(history):,.0f} B (one entry), used_memory +{used / offers:,.0f} B"
+        )
+    finally:
+        await client.aclose()
 
 
 async def _delete_namespace(redis_url: str, namespace: str) -> None:

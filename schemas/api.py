@@ -99,6 +99,8 @@ class RefreshReport(msgspec.Struct, kw_only=True):
     vendors: list[VendorRefresh]
     version: int
     skipped: str | None = None
+    # Vendors taken out of the store because the vendors file no longer lists them.
+    removed: list[str] = []
 
 
 class ProblemField(msgspec.Struct, kw_only=True, omit_defaults=True):

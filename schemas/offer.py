@@ -23,7 +23,10 @@ __all__ = [
     "PricingKind",
     "TermPeriod",
     "TermPricing",
+    "Timestamp",
+    "card_hour_price_cny",
     "headline_price_cny",
+    "implausible_offer",
     "max_cards_per_rental",
     "normalized_cny_per_card_hour",
     "offer_id",
@@ -35,6 +38,10 @@ PricingKind = Literal["card_hour", "node_hour", "bundle", "term"]
 TermPeriod = Literal["day", "week", "month"]
 PERIOD_HOURS: Mapping[TermPeriod, float] = {"day": 24.0, "week": 168.0, "month": 720.0}
 """Hours in each prepaid period, as the quote engine bills them: a month package is 30 days."""
+
+# Every stored time carries its offset: a naive one cannot be compared with the service's clock, so a
+# payload holding one fails to decode (at the store's edge) instead of failing every request that reads it.
+Timestamp = Annotated[datetime, msgspec.Meta(tz=True)]
 
 PositiveMoney = Annotated[float, msgspec.Meta(gt=0)]
 NonNegativeMoney = Annotated[float, msgspec.Meta(ge=0)]
@@ -96,7 +103,7 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     gpu_memory_gb: Annotated[int, msgspec.Meta(ge=1)]
     interconnect: Interconnect
     pricing: Pricing
-    fetched_at: datetime
+    fetched_at: Timestamp
     source: str
     currency: Literal["CNY"] = "CNY"
     available_cards: Annotated[int, msgspec.Meta(ge=0)] | None = None
@@ -172,3 +179,62 @@ def max_cards_per_rental(pricing: Pricing) -> int | None:
             return pricing.cards * pricing.max_bundles
         case TermPricing():
             return pricing.max_units if pricing.cards == 1 else pricing.cards
+
+
+# Sanity bounds a real rental offer stays inside, whatever its feed says: DOMAIN.md's prices run from about
+# ¥1 per card-hour (an RTX 3090, a monthly 4090 package) to ¥45 (an H800 at the articles' prices), so ¥0.01
+# and ¥1,000 per card-hour leave room for any GPU a vendor rents while keeping a unit error (a price in fen
+# or in micro-yuan read as yuan, ``1e308``, ``1e-300``) out of every sum a quote makes.
+PLAUSIBLE_CNY_PER_CARD_HOUR = (0.01, 1_000.0)
+MAX_MIN_BILLED_HOURS = 8_760.0  # a year
+MAX_DATA_FEE_CNY = 100.0  # per GB-day stored or per GB moved; real fees are fen to a yuan
+MAX_AVAILABLE_CARDS = 1_000_000
+
+
+def card_hour_price_cny(pricing: Pricing) -> float:
+    """The price per card-hour the variant amounts to: a node over its cards, a bundle over its cards, a
+    term package over its cards and the hours of its period."""
+    kind = type(pricing)
+    if kind is CardHourPricing:
+        return pricing.cny_per_card_hour  # type: ignore[union-attr]
+    if kind is NodeHourPricing:
+        return pricing.cny_per_node_hour / pricing.cards_per_node  # type: ignore[union-attr]
+    if kind is BundlePricing:
+        return pricing.cny_per_bundle_hour / pricing.cards  # type: ignore[union-attr]
+    term: TermPricing = pricing  # type: ignore[assignment]
+    return term.cny_per_period / (term.cards * PERIOD_HOURS[term.period])
+
+
+def _outside(name: str, value: float, low: float, high: float) -> str:
+    return f"{name} {value:g} is outside {low:g}..{high:g}"
+
+
+def implausible_offer(offer: Offer) -> str | None:
+    """Why the offer's amounts cannot be a real price (``None`` when they can): outside the sanity bounds
+    above. The store's edge and every feed apply it, so a value no vendor means never reaches a quote.
+    (Written for speed: a refresh checks every row of a 100,000-row sheet.)"""
+    low, high = PLAUSIBLE_CNY_PER_CARD_HOUR
+    pricing = offer.pricing
+    per_card_hour = card_hour_price_cny(pricing)
+    if not low <= per_card_hour <= high:  # NaN fails both comparisons
+        return _outside("price per card-hour", per_card_hour, low, high)
+    if type(pricing) is CardHourPricing and not 0.0 <= pricing.min_billed_hours <= MAX_MIN_BILLED_HOURS:
+        return _outside("min_billed_hours", pricing.min_billed_hours, 0.0, MAX_MIN_BILLED_HOURS)
+    if type(pricing) is NodeHourPricing:
+        per_node = high * pricing.cards_per_node
+        for name, fee in (
+            ("network premium per node-hour", pricing.network_premium_cny_per_node_hour),
+            ("storage per node-hour", pricing.storage_cny_per_node_hour),
+        ):
+            if not 0.0 <= fee <= per_node:
+                return _outside(name, fee, 0.0, per_node)
+    for name, value in (
+        ("storage per GB-day", offer.storage_cny_per_gb_day),
+        ("traffic per GB", offer.traffic_cny_per_gb),
+    ):
+        if value is not None and not 0.0 <= value <= MAX_DATA_FEE_CNY:
+            return _outside(name, value, 0.0, MAX_DATA_FEE_CNY)
+    stock = offer.available_cards
+    if stock is not None and not 0 <= stock <= MAX_AVAILABLE_CARDS:
+        return _outside("available_cards", stock, 0, MAX_AVAILABLE_CARDS)
+    return None

@@ -1,8 +1,9 @@
 """``POST /quote``: the request a caller sends and the ranked, costed quotes it gets back.
 
 Most bad input fails at decode with the field named (``Expected `float` > 0 - at `$.workload.gpu_hours```):
-every number carries its bounds (an upper bound also rejects infinities, which ``msgspec.convert`` would
-otherwise accept), and unknown fields are rejected at every level. What needs the catalog (GPU and region
+every number carries its bounds, a range a person could mean (an upper bound also rejects infinities,
+which ``msgspec.convert`` would otherwise accept; a lower bound above zero keeps ``5e-324`` from making
+the engine divide its way to an overflow), and unknown fields are rejected at every level. What needs the catalog (GPU and region
 names, the scaling curve's consistency) is checked by the engine, which raises ``InvalidRequest``.
 
 Money is CNY rounded half-up to the fen; hours are rounded half-up to 0.01 h for display.
@@ -58,9 +59,10 @@ QuotePricingKind = PricingKind | Literal["mixed"]
 """An offer's pricing kind, or ``mixed``: one vendor's term packages for the GPU in whole periods plus its
 card-hour price for the rest, the cheapest combination for the job's hours."""
 
-# Upper bounds are generous but finite: they turn 1e308-style inputs into a named 4xx.
-Hours = Annotated[float, msgspec.Meta(gt=0, le=1e7)]
-MoneyCny = Annotated[float, msgspec.Meta(gt=0, le=1e12)]
+# Bounds are generous but finite: they turn 1e308- and 5e-324-style inputs into a named 4xx. A deadline
+# under 36 s or a budget under one fen is no limit anyone sets.
+Hours = Annotated[float, msgspec.Meta(ge=0.01, le=1e7)]
+MoneyCny = Annotated[float, msgspec.Meta(ge=0.01, le=1e12)]
 CardCount = Annotated[int, msgspec.Meta(ge=1, le=MAX_CARDS)]
 FilterName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 FilterList = Annotated[list[FilterName], msgspec.Meta(max_length=64)]
@@ -80,8 +82,9 @@ ScalingOverride = ScalingPoints | ScalingProfile
 JobHours = Annotated[float, msgspec.Meta(ge=0.001, le=1e7)]
 
 
+# A measured speed 100 times below or above the reference GPU's is beyond any pair of GPUs rented today.
 SpeedRatios = Annotated[
-    dict[FilterName, Annotated[float, msgspec.Meta(gt=0, le=100)]], msgspec.Meta(max_length=32)
+    dict[FilterName, Annotated[float, msgspec.Meta(ge=0.01, le=100)]], msgspec.Meta(max_length=32)
 ]
 """Measured speeds relative to ``reference_gpu`` by GPU: ``{"h800": 3.2}`` (the job runs 3.2x as fast on
 an H800); each replaces the catalog's estimated range for that model when hours are converted."""
@@ -129,14 +132,15 @@ class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     communication: Communication | None = None
     # Efficiency kept per doubling of nodes past one machine, replacing the factor derived from the offer's
     # interconnect and ``communication`` (measured on your cluster: 8 → 16 cards at 1.8× is 0.9).
-    cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] | None = None
+    # At least 0.1: below that two nodes would run a job 5 times slower than one, which no fabric does.
+    cross_node_factor: Annotated[float, msgspec.Meta(ge=0.1, le=1)] | None = None
     # Where the job's data lives (a city, also in Chinese: 南京) and how big it is: offers elsewhere add
     # the time to copy it over the cross-city line (and storage/traffic fees where the vendor lists them).
     data_city: FilterName | None = None
-    dataset_gb: Annotated[float, msgspec.Meta(gt=0, le=1e7)] | None = None
+    dataset_gb: Annotated[float, msgspec.Meta(ge=0.001, le=1e7)] | None = None  # 1 MB to 10 PB
     reference_gpu: FilterName | None = None
     speed_ratios: SpeedRatios | None = None
-    model_params_b: Annotated[float, msgspec.Meta(gt=0, le=100_000)] | None = None
+    model_params_b: Annotated[float, msgspec.Meta(ge=0.001, le=100_000)] | None = None  # 1 M to 100 T
     task: Task | None = None
     # A named model (``GET /models``) in place of ``model_params_b``; memory uses its total parameters.
     model: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
@@ -153,7 +157,7 @@ class QuoteRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     cities: FilterList | None = None
     vendors: FilterList | None = None
     pricing: Annotated[list[QuotePricingKind], msgspec.Meta(max_length=5)] | None = None
-    min_gpu_memory_gb: Annotated[float, msgspec.Meta(gt=0, le=10_000)] | None = None
+    min_gpu_memory_gb: Annotated[float, msgspec.Meta(ge=1, le=10_000)] | None = None
     # None: every count each offer sells (powers of two within a machine, the machine itself, whole-node
     # multiples, and with a deadline the fewest cards that meet it), up to the service's plan cap.
     card_counts: Annotated[list[CardCount], msgspec.Meta(min_length=1, max_length=64)] | None = None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 import msgspec
 
-from schemas.offer import Pricing
+from schemas.offer import Pricing, Timestamp
 
 __all__ = [
     "ILLUSTRATIVE_LABEL",
@@ -57,7 +56,7 @@ class QuarantinedPrice(msgspec.Struct, kw_only=True, frozen=True):
     pricing: Pricing
     previous: Pricing
     change_ratio: float
-    seen_at: datetime
+    seen_at: Timestamp
 
 
 class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
@@ -73,11 +72,11 @@ class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True
     name: str = ""
     region: str = ""
     city: str = ""
-    last_attempt_at: datetime | None = None
-    last_success_at: datetime | None = None
+    last_attempt_at: Timestamp | None = None
+    last_success_at: Timestamp | None = None
     last_error: str | None = None
     last_error_category: str | None = None
-    last_error_at: datetime | None = None
+    last_error_at: Timestamp | None = None
     offer_count: int = 0
     rows_dropped: int = 0
     drop_reasons: dict[str, int] = {}
@@ -87,7 +86,7 @@ class VendorStatus(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True
     # when its oldest price was fetched or observed, how long ago that is in words ("3 h", "700 days"),
     # how many of its prices are past the max age, the cities its offers are in, and how many offers
     # keep the vendor's city because their zone names none the service knows.
-    oldest_price_at: datetime | None = None
+    oldest_price_at: Timestamp | None = None
     oldest_price_age: str | None = None
     stale_offers: int = 0
     cities: list[str] = []
@@ -98,7 +97,7 @@ class PriceChange(msgspec.Struct, kw_only=True, frozen=True):
     """One entry of an offer's history: the pricing it had from ``at`` on."""
 
     offer_id: str
-    at: datetime
+    at: Timestamp
     pricing: Pricing
     available_cards: int | None = None
     change: Literal["new", "changed", "removed"] = "changed"

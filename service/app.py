@@ -110,5 +110,7 @@ def create_app(
     # Outermost, around Litestar's own handler (router and exception handling): every request gets its
     # id, metrics and access line, a 404 or 405 answered by the router included, and Litestar adds no
     # exception layer per route for it (as it does under app middleware).
-    app.asgi_handler = RequestMiddleware(app.asgi_handler)
+    app.asgi_handler = RequestMiddleware(
+        app.asgi_handler, body_timeout_s=resolved_settings.body_read_timeout_s
+    )
     return app

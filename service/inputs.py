@@ -1,7 +1,7 @@
 """One input contract for every surface: strict decoding, and its errors told in sentences for people.
 
 ``POST /quote``'s body, the MCP tools' arguments and the command line's request are decoded by the same
-msgspec rules, strictly: a string is not a number (``"gpu_hours": "48"`` is refused on every surface, ``48``
+msgspec rules, strictly (a body is read once, as one JSON document: ``service.documents``): a string is not a number (``"gpu_hours": "48"`` is refused on every surface, ``48``
 accepted), ``true`` is not a number, ``1.5`` is not a whole number. A value the schema refuses becomes an
 ``InvalidRequest`` (422) naming the field by its JSON path (``workload.gpu_hours``, ``card_counts[1]``)
 with a reason a person (or a model) can act on; msgspec's own wording never reaches the caller:
@@ -33,9 +33,19 @@ from msgspec import inspect
 
 from schemas.api import OfferSort
 from schemas.offer import PricingKind
+from service.documents import (
+    MAX_DEPTH,
+    UnreadableDocument,
+    check_well_formed,
+    decode_json_value,
+    find_duplicate,
+    nests_deeper,
+    refuse_duplicate,
+    repeated_key,
+)
 from service.errors import InvalidRequest
 
-__all__ = ["convert_input", "decode_json_input", "describe", "invalid_input"]
+__all__ = ["convert_input", "decode_json_input", "decode_json_value", "describe", "invalid_input"]
 
 T = TypeVar("T")
 
@@ -326,20 +336,35 @@ def _raw(body: bytes) -> Any:
 
 
 def decode_json_input(body: bytes, type_: type[T]) -> T:
-    """``body`` decoded strictly as ``type_``; ``InvalidRequest`` on a value the schema refuses.
+    """``body`` read once, as one JSON document, and decoded strictly as ``type_`` (a Struct typed all
+    the way down: no ``Any`` field, so a document it decodes from nests no deeper than it).
 
-    ``msgspec.DecodeError`` (not JSON at all) and ``RecursionError`` (nested too deeply) pass through: what
-    they mean for the caller depends on the surface.
+    ``UnreadableDocument`` when it is not one readable document (malformed, nested deeper than any input
+    needs, a key given twice), which wins over a field that is wrong; then ``InvalidRequest`` on a value
+    the schema refuses. A body that decodes is parsed once; its keys are then listed by one regular
+    expression (``service.documents.repeated_key``). Only a failed decode looks at the document again.
     """
     try:
-        return msgspec.json.decode(body, type=type_)
+        value = msgspec.json.decode(body, type=type_)
     except msgspec.ValidationError as error:
+        check_well_formed(body)  # a document that is malformed says that first
+        refuse_duplicate(find_duplicate(body))  # then one nested too deeply, or saying two things twice
         raise invalid_input(error, type_, data=_raw(body)) from None
+    except msgspec.DecodeError as error:
+        check_well_formed(body)  # the document decoder's words, the same whatever the type
+        raise UnreadableDocument("malformed", str(error)) from None
+    except RecursionError:
+        raise UnreadableDocument("too_deep", "nested too deeply") from None
+    refuse_duplicate(repeated_key(body))
+    return value
 
 
 def convert_input(data: Any, type_: type[T], *, top: str = "arguments") -> T:
     """Already-parsed JSON values (a tool call's arguments, the command line's request) converted as
-    strictly as ``decode_json_input`` decodes; ``InvalidRequest`` on a value the schema refuses."""
+    strictly as ``decode_json_input`` decodes; ``InvalidRequest`` on a value the schema refuses, and on
+    values nested deeper than a body may be."""
+    if nests_deeper(data, MAX_DEPTH):
+        raise InvalidRequest(top, "nested too deeply")
     try:
         return msgspec.convert(data, type_)
     except msgspec.ValidationError as error:

@@ -4,6 +4,12 @@ The request id lives in ``request_id_var`` (set by ``service.http.requests.Reque
 formatter reads it when a record is emitted. A traceback is a field of its line (``error``), never extra
 lines, so every line parses on its own.
 
+Python's own writes to stderr go the same way once ``capture_stray_output`` ran (``gpuquote serve`` in
+every worker, the command line): a warning (numpy's ``RuntimeWarning``, a ``DeprecationWarning``) is a
+line of logger ``py.warnings`` with its ``category`` and ``source``; an exception in a thread or one
+that could not be raised (``Exception ignored in ...``) is an error line with its traceback. Nothing
+that is not a JSON line reaches stderr.
+
 Writing is off the event loop: records are formatted where they are logged (the request id is still in
 context there) and appended to a queue; a writer thread writes what has queued to stderr in one write
 every ``FLUSH_INTERVAL_S`` (sooner when ``FLUSH_LINES`` lines wait or a warning or error arrives), so a
@@ -23,6 +29,9 @@ import multiprocessing.util
 import sys
 import threading
 import time
+import traceback
+import warnings
+from types import TracebackType
 from typing import Any, TextIO
 
 import msgspec
@@ -30,6 +39,7 @@ import msgspec
 __all__ = [
     "JsonFormatter",
     "QueueToStderrHandler",
+    "capture_stray_output",
     "configure_logging",
     "direct_handler",
     "log_config",
@@ -217,5 +227,51 @@ def log_config(level: str = "INFO") -> dict[str, Any]:
     }
 
 
+_warnings_logger = logging.getLogger("py.warnings")
+_errors_logger = logging.getLogger("gpuquote.errors")
+
+
+def _log_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """``warnings.showwarning`` as a log line: the warning's text, its category and where it was raised."""
+    _warnings_logger.warning(
+        "%s: %s",
+        category.__name__,
+        message,
+        extra={"category": category.__name__, "source": f"{filename}:{lineno}"},
+    )
+
+
+def _log_thread_exception(args: threading.ExceptHookArgs) -> None:
+    if args.exc_type is SystemExit:
+        return
+    error = "".join(traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback))
+    thread = args.thread.name if args.thread is not None else "?"
+    _errors_logger.error("uncaught exception in thread %s", thread, extra={"error": error})
+
+
+def _log_unraisable(unraisable: Any) -> None:
+    kind: type[BaseException] = unraisable.exc_type
+    value: BaseException | None = unraisable.exc_value
+    tb: TracebackType | None = unraisable.exc_traceback
+    error = "".join(traceback.format_exception(kind, value, tb))
+    message = unraisable.err_msg or "Exception ignored in"
+    _errors_logger.error("%s: %r", message, unraisable.object, extra={"error": error})
+
+
+def capture_stray_output() -> None:
+    """Send Python's own stderr writes through logging: warnings, and exceptions no caller can see."""
+    warnings.showwarning = _log_warning
+    threading.excepthook = _log_thread_exception
+    sys.unraisablehook = _log_unraisable
+
+
 def configure_logging(level: str = "INFO") -> None:
     logging.config.dictConfig(log_config(level))
+    capture_stray_output()

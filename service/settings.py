@@ -37,7 +37,11 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     price_max_age_s: Annotated[float, msgspec.Meta(gt=0)] = 86_400.0
     quarantine_change_ratio: Annotated[float, msgspec.Meta(gt=0)] = 0.6
     refresh_lock_ttl_s: Annotated[float, msgspec.Meta(gt=0)] = 300.0
-    history_max_entries: Annotated[int, msgspec.Meta(ge=1)] = 500
+    # Price history per offer: entries kept, how long an entry (and the history of an offer gone or
+    # unchanged) lives, and the share of Redis's maxmemory past which history is not written.
+    history_max_entries: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 100
+    history_max_age_s: Annotated[float, msgspec.Meta(gt=0)] = 30 * 86_400.0
+    history_memory_limit_ratio: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.5
     cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] = DEFAULT_CROSS_NODE_FACTOR
     # Mbit/s a copy of a job's data between cities gets (QuoteOptions.cross_city_mbps; README).
     cross_city_mbps: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] = DEFAULT_CROSS_CITY_MBPS
@@ -45,6 +49,10 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     max_plan_cards: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 512
     rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 0
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 65_536
+    # A request body must arrive whole within this (408 past it), and a stopping server waits this long
+    # at most for requests in flight: both below the pod's 30 s termination grace.
+    body_read_timeout_s: Annotated[float, msgspec.Meta(gt=0, le=300)] = 10.0
+    shutdown_timeout_s: Annotated[int, msgspec.Meta(ge=1, le=300)] = 20
     cors_allow_origins: tuple[str, ...] = ()
     log_level: str = "INFO"
     # Store faults: a total deadline for the per-request version check and /ready, and a pool cap.

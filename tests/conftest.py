@@ -4,6 +4,9 @@ Redis comes from, in order: ``GPUQUOTE_TEST_REDIS_URL``; a container via testcon
 answers; a private ``redis-server`` started here on a free port. Under ``CI=true`` a missing Redis fails the
 run instead of skipping. Tests only ever delete keys under their own random namespace: they never flush a
 Redis they did not start. A test that crashes or freezes Redis gets one of its own (``private_redis``).
+
+Every test that needs a Redis server carries ``@pytest.mark.redis``, so ``pytest -m "not redis"`` runs on a
+machine without one; collection fails on a test that uses a Redis fixture without the marker.
 """
 
 from __future__ import annotations
@@ -26,6 +29,26 @@ from service.store.redis import RedisPriceStore, connect_redis
 from tests.adapters.fake_vendor import FakeVendor
 from tests.net import docker_answers, wait_for_redis
 from tests.servers import RedisServer
+
+# Fixtures that start or reach a Redis server: a test using one must be marked ``redis``.
+REDIS_FIXTURES = frozenset({"redis_url", "private_redis", "redis_store", "redis_cluster"})
+
+
+def _needs_redis(item: pytest.Item) -> bool:
+    if REDIS_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    callspec = getattr(item, "callspec", None)
+    return callspec is not None and callspec.params.get("store") == "redis"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    unmarked = [
+        item.nodeid for item in items if _needs_redis(item) and item.get_closest_marker("redis") is None
+    ]
+    if unmarked:
+        raise pytest.UsageError(
+            "tests that need a Redis server must be marked @pytest.mark.redis: " + ", ".join(unmarked)
+        )
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +98,7 @@ async def _delete_namespace(url: str, namespace: str) -> None:
         await client.aclose()
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
 def store(request: pytest.FixtureRequest) -> MemoryPriceStore | RedisPriceStore:
     """Each store implementation in turn: the contract tests run against both."""
     if request.param == "memory":

@@ -13,6 +13,7 @@ from pathlib import Path
 import uvicorn
 from granian import Granian
 from granian.constants import Interfaces, Loops
+from granian.http import HTTP1Settings
 from granian.log import LogLevels
 from granian.utils.proxies import wrap_asgi_with_proxy_headers
 from litestar.types import ASGIApp
@@ -22,7 +23,7 @@ from schemas.api import RefreshReport, VendorRefresh
 from service.app import create_app
 from service.cli.quote import add_quote_parser, run_quote_command
 from service.errors import GpuquoteError, RefreshBusy
-from service.logs import configure_logging, log_config
+from service.logs import capture_stray_output, configure_logging, log_config
 from service.services import build_services
 from service.settings import Settings, SettingsError
 from service.store.base import StoreUnavailable
@@ -53,6 +54,7 @@ def proxied_app() -> ASGIApp:
     ``forwarded_allow_ips`` does); with none configured the socket peer stays the client.
     """
     settings = Settings.from_env()
+    capture_stray_output()  # this worker's warnings (numpy's among them) are JSON lines too
     app: ASGIApp = create_app(settings, freeze_heap=True)
     if settings.trusted_proxies:
         app = wrap_asgi_with_proxy_headers(app, trusted_hosts=list(settings.trusted_proxies))
@@ -79,6 +81,9 @@ def run_server(target: str, *, server: str, host: str, port: int, workers: int, 
             log_dictconfig=logging_config,
             log_level=LogLevels(settings.log_level.lower()),
             log_access=False,
+            # Headers that trickle in are cut off like a slow body (the app times out bodies itself).
+            http1_settings=HTTP1Settings(header_read_timeout=int(settings.body_read_timeout_s * 1000)),
+            workers_kill_timeout=settings.shutdown_timeout_s,
         ).serve()
         return
     uvicorn.run(
@@ -92,6 +97,7 @@ def run_server(target: str, *, server: str, host: str, port: int, workers: int, 
         log_config=logging_config,
         access_log=False,
         proxy_headers=False,  # the app factory applies the trusted proxies' headers itself
+        timeout_graceful_shutdown=settings.shutdown_timeout_s,
     )
 
 
@@ -131,6 +137,8 @@ def _summary(report: RefreshReport, *, dry_run: bool = False) -> str:
         f"{len(report.vendors)} vendors, {len(failed)} failed, {offers} offers; "
         + ("dry run: nothing stored" if dry_run else f"store version {report.version}"),
     ]
+    if report.removed:
+        lines.append(f"removed (no longer in the vendors file): {', '.join(report.removed)}")
     return "\n".join(lines)
 
 

@@ -22,8 +22,9 @@ from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.cli.texts import table_text
+from service.documents import UnreadableDocument
 from service.errors import InvalidRequest
-from service.inputs import convert_input
+from service.inputs import convert_input, decode_json_value
 from service.names import gpu_display_name
 from service.quote.prose import format_cny, hours_text, join_text, text
 from service.services import build_services
@@ -140,10 +141,11 @@ def _scaling(value: str | None) -> Any:
     if value is None or not value.lstrip().startswith("{"):
         return value
     try:
-        return msgspec.json.decode(value)
-    except msgspec.DecodeError:
+        return decode_json_value(value)
+    except UnreadableDocument as problem:
+        reason = "is not valid JSON" if problem.kind == "malformed" else problem.reason
         raise ArgumentError(
-            "--scaling", "is not valid JSON; give a profile name or '{\"4\": [2.8, 3.2]}'"
+            "--scaling", f"{reason}; give a profile name or '{{\"4\": [2.8, 3.2]}}'"
         ) from None
 
 

@@ -184,7 +184,7 @@ class CatalogController(Controller):
         offer_id: FromPath[str],
         limit: Annotated[int, QueryParameter(ge=1, le=1000, description="Newest entries to return")] = 100,
     ) -> OfferHistory:
-        changes = await services.store.history(offer_id, limit=limit)
+        changes = await services.history(offer_id, limit=limit)
         if not changes:
             find_offer(await services.snapshots.current(), offer_id)
         return OfferHistory(offer_id=offer_id, changes=changes)

@@ -7,14 +7,15 @@ client address: the socket peer, or the ``X-Forwarded-For`` hop nearest to it th
 ``Settings.trusted_proxies`` when the peer is one of them. Any other ``X-API-Key`` value counts as the
 address it came from, so rotating made-up keys buys nothing.
 
-The limiter fails open: when the store errors or misses ``Settings.store_deadline_s``, it counts in this
-process instead (logged once per outage, counted in ``gpuquote_rate_limit_local_total``), and it skips
-the store while the shared store breaker is open. Over the limit: 429 with ``Retry-After``.
+Requests that arrive together share a round trip (``service.http._counts``), and the deadline does not
+count the event loop's own delay, so the shared limit holds when traffic is heaviest. The limiter fails
+open: when the store errors or misses ``Settings.store_deadline_s``, it counts in this process instead
+(logged once per outage, counted in ``gpuquote_rate_limit_local_total``), and it skips the store while
+the shared store breaker is open. Over the limit: 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import ipaddress
 import logging
@@ -30,9 +31,12 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from redis.exceptions import RedisError
 
 from service import metrics
+from service.http._counts import SharedCounts
 from service.settings import Settings, SettingsError
 from service.store.breaker import StoreBreaker
+from service.store.deadline import StoreSlow
 from service.store.redis import RedisClient
+from service.store.redis_errors import describe
 
 __all__ = ["ClientAddress", "RateLimitMiddleware", "RateLimiter", "cors_config", "rate_limit_middleware"]
 
@@ -100,7 +104,7 @@ class RateLimiter:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.limit = limit_per_minute
-        self._client = client
+        self._counts = SharedCounts(client, ttl_s=_WINDOW_S + 1, deadline_s=deadline_s) if client else None
         self._prefix = f"{namespace}:ratelimit:"
         self._deadline_s = deadline_s
         self._breaker = breaker or StoreBreaker()
@@ -115,29 +119,27 @@ class RateLimiter:
         reset_s = max(1, math.ceil((window + 1) * _WINDOW_S - now))
         count = await self._shared_count(caller, window)
         if count is None:
-            if self._client is not None:
+            if self._counts is not None:
                 metrics.RATE_LIMIT_FALLBACKS.inc()
             count = self._local_count(caller, window)
         return count <= self.limit, reset_s
 
     async def _shared_count(self, caller: str, window: int) -> int | None:
-        if self._client is None or not self._breaker.allow():
+        if self._counts is None or not self._breaker.allow():
             return None
-        key = f"{self._prefix}{caller}:{window}"
         try:
-            async with asyncio.timeout(self._deadline_s):
-                pipe = self._client.pipeline(transaction=True)
-                pipe.incr(key)
-                pipe.expire(key, _WINDOW_S + 1)
-                count, _ = await pipe.execute()
+            count = await self._counts.hit(f"{self._prefix}{caller}:{window}")
+        except StoreSlow:
+            reason = f"no answer within {self._deadline_s} s"
         except (RedisError, OSError, TimeoutError) as error:
-            reason = str(error) or f"no answer within {self._deadline_s} s"
-            if self._breaker.failed(f"rate limit: {reason}"):
-                logger.warning("rate limit store unavailable, counting in-process: %s", reason)
-            return None
-        if self._breaker.succeeded():
-            logger.info("rate limit store reachable again")
-        return int(count)
+            reason = describe(error)
+        else:
+            if self._breaker.succeeded():
+                logger.info("rate limit store reachable again")
+            return count
+        if self._breaker.failed(f"rate limit: {reason}"):
+            logger.warning("rate limit store unavailable, counting in-process: %s", reason)
+        return None
 
     def _local_count(self, caller: str, window: int) -> int:
         if window != self._local_window or len(self._local) >= _LOCAL_MAX_CALLERS:

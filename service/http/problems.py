@@ -42,6 +42,7 @@ from service.store.base import StoreUnavailable
 
 __all__ = [
     "BodyProblem",
+    "BodyTimeout",
     "BodyTooDeep",
     "DuplicateKey",
     "EmptyBody",
@@ -95,6 +96,18 @@ class DuplicateKey(BodyProblem):
 class NotJson(BodyProblem):
     status_code = 415
     title = "Unsupported media type"
+
+
+class BodyTimeout(BodyProblem):
+    """The body did not arrive in time; the connection is closed after the answer (what is left of the
+    body would otherwise be read as the next request)."""
+
+    status_code = 408
+    title = "Request body timeout"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.headers = {"Connection": "close"}
 
 
 def _slug(title: str) -> str:

@@ -6,16 +6,15 @@ would cost more than it saves. The only I/O is the snapshot check (one ``GET`` o
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import msgspec
 from litestar import Controller, Request, post
 from litestar.params import JSONBody
 
 from schemas.quote import QuoteRequest, QuoteResponse
-from service.errors import InvalidRequest
+from service.documents import UnreadableDocument
 from service.http.problems import (
+    BodyProblem,
     BodyTooDeep,
     DuplicateKey,
     EmptyBody,
@@ -45,76 +44,15 @@ with `quotes: []` and the `excluded` counts by reason.
 """
 
 
-_DOCUMENT_DECODER = msgspec.json.Decoder()
-
-
-class _DuplicateKeyFound(Exception):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-class _Pairs(list[tuple[str, Any]]):
-    """A JSON object kept as its key/value pairs, duplicates included (only to find where one is)."""
-
-
-def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise _DuplicateKeyFound(key)
-        found[key] = value
-    return found
-
-
-def _duplicate_path(node: Any, path: str = "") -> str | None:
-    """The dotted path of the first duplicated key in a tree of ``_Pairs`` and lists."""
-    if isinstance(node, _Pairs):
-        seen: set[str] = set()
-        for key, value in node:
-            here = f"{path}.{key}" if path else key
-            if key in seen:
-                return here
-            seen.add(key)
-            if (inner := _duplicate_path(value, here)) is not None:
-                return inner
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            if (inner := _duplicate_path(value, f"{path}[{index}]")) is not None:
-                return inner
-    return None
-
-
-def _check_duplicate_keys(body: bytes) -> None:
-    """msgspec keeps the last of two equal keys; a body that says two things about one field is refused.
-
-    The body already parsed (and its depth is bounded by then), so the standard parser only has to look
-    for repeats; the path is worked out on a second pass only when there is one.
-    """
-    try:
-        json.loads(body, object_pairs_hook=_refuse_duplicates)
-    except RecursionError:
-        raise BodyTooDeep("the JSON body is nested too deeply") from None
-    except _DuplicateKeyFound as duplicate:
-        try:
-            path = _duplicate_path(json.loads(body, object_pairs_hook=_Pairs)) or duplicate.key
-        except RecursionError:
-            path = duplicate.key
-        raise DuplicateKey(f"duplicate key `{duplicate.key}`", field=path) from None
-
-
-def _check_document(body: bytes) -> None:
-    """The body is one JSON document of bounded depth without repeated keys, or a 400 saying why."""
-    try:
-        _DOCUMENT_DECODER.decode(body)
-    except msgspec.ValidationError:
-        pass  # well-formed, with a number too large for a float: the typed decode names its field
-    except msgspec.DecodeError as error:
-        # msgspec says where ("... (byte 27)"): that goes in the detail, the problem type stays one.
-        raise MalformedJson(f"the body is not valid JSON: {error}") from None
-    except RecursionError:
-        raise BodyTooDeep("the JSON body is nested too deeply") from None
-    _check_duplicate_keys(body)
+def _body_problem(problem: UnreadableDocument) -> BodyProblem:
+    """The 400 a document fault is at this edge (the same kinds for every body, worded for a body)."""
+    match problem.kind:
+        case "malformed":
+            return MalformedJson(f"the body is not valid JSON: {problem.reason}")
+        case "too_deep":
+            return BodyTooDeep("the JSON body is nested too deeply")
+        case "duplicate_key":
+            return DuplicateKey(problem.reason, field=problem.field or "body")
 
 
 def _is_json(content_type: str) -> bool:
@@ -126,13 +64,11 @@ def _is_json(content_type: str) -> bool:
 
 class _QuoteBodyRequest(Request[Any, Any, Any]):
     """The quote body's edge, decoded here rather than by Litestar (whose conversion is lax: it would
-    take ``"48"`` for 48): JSON only (415 otherwise), not empty, one readable document of bounded depth
-    without repeated keys (400 otherwise), then strictly as ``QuoteRequest`` by ``service.inputs``, the
-    decoder the MCP tools and the command line use (a refused field is a 422 naming it).
-
-    A body that is unreadable as a document is reported as such even when a field before the fault is
-    also wrong: the typed decode stops at the first wrong field, so on failure the document is checked
-    first. The decoded ``QuoteRequest`` passes through Litestar's own conversion unchanged.
+    take ``"48"`` for 48): JSON only (415 otherwise), not empty, then read once by ``service.inputs``
+    (the decoder the MCP tools and the command line use): one readable document of bounded depth without
+    repeated keys (400 otherwise, before any field's fault), strictly a ``QuoteRequest`` (a refused field
+    is a 422 naming it). The decoded ``QuoteRequest`` passes through Litestar's own conversion unchanged,
+    and the bytes, already read, are the quote cache's key.
     """
 
     async def body(self) -> bytes:
@@ -148,14 +84,10 @@ class _QuoteBodyRequest(Request[Any, Any, Any]):
             raise NotJson("send the body as application/json; the request has no Content-Type")
         if not _is_json(media_type):
             raise NotJson(f"send the body as application/json, not {media_type}")
-        body = await self.body()
         try:
-            request = decode_json_input(body, QuoteRequest)
-        except (InvalidRequest, msgspec.DecodeError, RecursionError):
-            _check_document(body)
-            raise
-        _check_duplicate_keys(body)
-        return request
+            return decode_json_input(await self.body(), QuoteRequest)
+        except UnreadableDocument as problem:
+            raise _body_problem(problem) from None
 
 
 class QuoteController(Controller):
@@ -170,5 +102,7 @@ class QuoteController(Controller):
         summary="Rank every way to run a GPU job by total cost and time",
         description=_DESCRIPTION,
     )
-    async def quote(self, services: Services, data: JSONBody[QuoteRequest]) -> QuoteResponse:
-        return await services.quote(data)
+    async def quote(
+        self, services: Services, request: Request[Any, Any, Any], data: JSONBody[QuoteRequest]
+    ) -> QuoteResponse:
+        return await services.quote(data, body=await request.body())

@@ -8,6 +8,11 @@
   milliseconds. The query string is logged with the values of credential-like parameters (``key``,
   ``api_key``, ``access_token``, ``password``, ...) replaced, so a key sent in a URL never reaches the log.
 
+- **Slow bodies:** a request body must arrive whole within ``body_timeout_s`` of the first read of it;
+  past that the request ends with a 408 (``Connection: close``), so a client that sends half a body and
+  waits holds neither a connection nor the server's graceful shutdown.
+- **HEAD:** answered as the GET of the same path without its body (``HEAD /`` checks the explorer page).
+
 It wraps Litestar's own handler (``create_app`` sets it around ``app.asgi_handler``), outside routing and
 exception handling: the router writes the route template into the scope this passes on, read once the
 response is sent; a request no route matches (a 404 or 405) is counted and logged under ``<unrouted>``.
@@ -23,6 +28,7 @@ has no source file or line).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import re
@@ -31,8 +37,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
 
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, HTTPScope, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPScope, Message, Receive, ReceiveMessage, Scope, Send
 
+from service.http.problems import BodyTimeout
 from service.logs import direct_handler, request_id_var
 from service.metrics import REQUEST_DURATION, REQUESTS
 
@@ -52,6 +59,7 @@ _SECRET_NAME = re.compile(
     r"key|token|secret|pass|pwd|jwt|bearer|auth|sig|session|credential|cookie|code", re.IGNORECASE
 )
 _UNROUTED = "<unrouted>"
+_WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 
 def redact_query(query_string: bytes) -> str:
@@ -87,11 +95,47 @@ def _metric_children(method: str, path_template: str, status: int) -> tuple[Coun
     return children
 
 
+def _timed_receive(receive: Receive, timeout_s: float) -> Receive:
+    """``receive`` that raises ``BodyTimeout`` when the body is not complete ``timeout_s`` after the first
+    read of it; once the body is complete (or the client gone) it waits as long as the app asks."""
+    deadline: float | None = None
+    complete = False
+
+    async def receive_body() -> ReceiveMessage:
+        nonlocal deadline, complete
+        if complete:
+            return await receive()
+        loop = asyncio.get_running_loop()
+        if deadline is None:
+            deadline = loop.time() + timeout_s
+        try:
+            async with asyncio.timeout_at(deadline):
+                message = await receive()
+        except TimeoutError:
+            raise BodyTimeout(f"the request body did not arrive within {timeout_s:g} s") from None
+        complete = message["type"] != "http.request" or not message.get("more_body", False)
+        return message
+
+    return receive_body
+
+
+def _without_body(send: Send) -> Send:
+    """``send`` for a HEAD request answered by its GET: the headers as they are, the body left out."""
+
+    async def send_headers(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            message = {**message, "body": b""}
+        await send(message)
+
+    return send_headers
+
+
 class RequestMiddleware:
     """Pure ASGI: the request id, the request metrics and the access line, in one pass."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, body_timeout_s: float = 10.0) -> None:
         self.app = app
+        self._body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -101,6 +145,12 @@ class RequestMiddleware:
         request_id = _request_id(scope)
         token = request_id_var.set(request_id)
         status = 500
+        method = scope["method"]
+        if method == "HEAD":
+            scope = {**scope, "method": "GET"}
+            send = _without_body(send)
+        elif method in _WITH_BODY:
+            receive = _timed_receive(receive, self._body_timeout_s)
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
@@ -115,12 +165,11 @@ class RequestMiddleware:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            self._record(scope, status, time.perf_counter() - started)
+            self._record(scope, method, status, time.perf_counter() - started)
             request_id_var.reset(token)
 
     @staticmethod
-    def _record(scope: HTTPScope, status: int, duration_s: float) -> None:
-        method = scope["method"]
+    def _record(scope: HTTPScope, method: str, status: int, duration_s: float) -> None:
         requests, durations = _metric_children(method, scope.get("path_template", _UNROUTED), status)
         requests.inc()
         durations.observe(duration_s)

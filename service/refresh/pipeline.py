@@ -4,9 +4,12 @@ One vendor's failure never touches another's offers; a failed vendor keeps its l
 its status records what went wrong. A lock in the store lets one refresher run at a time across
 processes and replicas; a second one waits up to ``wait_s`` and then gives up with ``RefreshBusy``.
 
-A store that lost its data (a restart without persistence) or holds a vendor that does not decode is
-refilled from the caller's held snapshot (``held_contents``): a vendor whose fetch fails then keeps the
-offers it had (with their old fetch times) instead of vanishing from every replica at the next version.
+A store that lost its data (a restart without persistence), holds a vendor that does not decode, or lacks
+a vendor whose last refresh failed is refilled from the caller's held snapshot (``held_contents``,
+``service.refresh.held``): a vendor whose fetch fails then keeps the offers it had (with their old fetch
+times) instead of vanishing from every replica at the next version; ``restore`` writes such offers back
+without a fetch. A refresh of every vendor also takes out of the store the vendors the vendors file no
+longer lists (``RefreshReport.removed``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from schemas.api import RefreshReport, VendorRefresh
 from schemas.offer import Offer
 from schemas.vendor import VendorConfig, VendorStatus
 from service.errors import InvalidRequest, RefreshBusy
+from service.refresh.held import lost_vendors, restorable, with_held
 from service.refresh.quarantine import screen_prices
 from service.store.base import PriceStore, StoreContents, StoreUnavailable
 
@@ -76,8 +80,10 @@ class RefreshService:
         chosen = self.select(vendor_id)
         token = uuid.uuid4().hex
         await self._acquire(token, wait_s)
+        removed: list[str] = []
         try:
-            contents = self._with_held(await self.store.read())
+            stored = await self.store.read(expected_vendors=self._configured)
+            contents = with_held(stored, self._held())
             async with self.client_factory() as client:
                 outcomes = await asyncio.gather(
                     *(
@@ -92,40 +98,48 @@ class RefreshService:
                         for vendor in chosen
                     )
                 )
+            if vendor_id is None:
+                removed = await self._remove_unlisted(stored)
             version = await self.store.version()
         finally:
             await self.store.unlock(token)
         return RefreshReport(
-            ok=all(outcome.ok for outcome in outcomes), vendors=list(outcomes), version=version
+            ok=all(outcome.ok for outcome in outcomes),
+            vendors=list(outcomes),
+            version=version,
+            removed=removed,
         )
 
-    def _with_held(self, stored: StoreContents) -> StoreContents:
-        """What the store holds, with the held snapshot standing in for what it lost or cannot decode.
+    @property
+    def _configured(self) -> frozenset[str]:
+        return frozenset(vendor.id for vendor in self.vendors)
 
-        Vendors taken from the held snapshot are listed in ``unreadable_vendors``: a failed fetch
-        writes their held offers back rather than only a status.
-        """
-        held = self.held_contents() if self.held_contents is not None else None
-        if held is None:
-            return stored
-        missing = set(held.offers_by_vendor) if stored.empty else set(stored.unreadable_vendors)
-        missing &= set(held.offers_by_vendor)
-        if not missing and not stored.faults:
-            return stored
-        if missing:
-            logger.warning(
-                "price store lost or cannot decode vendors %s; refilling them from the held snapshot",
-                ", ".join(sorted(missing)),
-            )
-        offers = dict(stored.offers_by_vendor)
-        offers.update({vendor: held.offers_by_vendor[vendor] for vendor in missing})
-        return StoreContents(
-            version=stored.version,
-            offers_by_vendor=offers,
-            statuses={**held.statuses, **stored.statuses},
-            faults=stored.faults,
-            unreadable_vendors=frozenset(missing),
-        )
+    def _held(self) -> StoreContents | None:
+        return self.held_contents() if self.held_contents is not None else None
+
+    async def _remove_unlisted(self, stored: StoreContents) -> list[str]:
+        """Vendors the store holds that the vendors file no longer lists, taken out of the store."""
+        gone = sorted(lost_vendors(stored) - self._configured)
+        for vendor in gone:
+            await self.store.remove_vendor(vendor)
+            logger.warning("vendor %s is not in the vendors file any more: removed its offers", vendor)
+        return gone
+
+    async def restore(self, kept: StoreContents) -> list[str]:
+        """Write ``kept`` (offers a reader holds) back for each vendor the store still lacks after a failed
+        refresh; skipped while another refresher holds the lock. Returns the vendors written back."""
+        token = uuid.uuid4().hex
+        if not await self.store.try_lock(token, self.lock_ttl_s):
+            return []
+        try:
+            stored = await self.store.read(expected_vendors=self._configured)
+            restored: list[str] = []
+            for vendor, offers, status in restorable(stored, kept, self._configured):
+                await self.store.write_vendor(vendor, offers, status)
+                restored.append(vendor)
+            return restored
+        finally:
+            await self.store.unlock(token)
 
     async def _acquire(self, token: str, wait_s: float) -> None:
         deadline = time.monotonic() + wait_s

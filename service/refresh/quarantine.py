@@ -2,7 +2,9 @@
 
 A vendor's feed that suddenly shows an H800 at ¥4/h instead of ¥40/h is more likely a unit error than a
 sale. The jumped price is recorded in the vendor's status (reported, not served) and the previous offer
-keeps serving, ageing toward stale; when the next refresh sees the same new price again it is accepted.
+keeps serving, ageing toward stale; when the next refresh sees the new level again it is accepted. A level
+is the same when the two sightings are of one pricing kind and within ``CONFIRM_RATIO`` of each other: a
+vendor whose new price jitters (¥4.0, then ¥4.4) has moved to it, and must not be held back forever.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from datetime import datetime
 from schemas.offer import Offer, Pricing, headline_price_cny
 from schemas.vendor import QuarantinedPrice
 
-__all__ = ["ScreenedPrices", "screen_prices"]
+__all__ = ["CONFIRM_RATIO", "ScreenedPrices", "screen_prices"]
+
+# Two sightings of a jumped price this close to each other (relative to the first) confirm a new level.
+CONFIRM_RATIO = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +34,11 @@ def _change_ratio(old: Pricing, new: Pricing) -> float | None:
         return None  # a different product shape, not a price move
     old_price = headline_price_cny(old)
     return abs(headline_price_cny(new) - old_price) / old_price
+
+
+def _same_level(held: Pricing, seen: Pricing) -> bool:
+    ratio = _change_ratio(held, seen)
+    return ratio is not None and ratio <= CONFIRM_RATIO
 
 
 def screen_prices(
@@ -52,7 +62,7 @@ def screen_prices(
             served.append(offer)
             continue
         held = pending_by_id.get(offer.id)
-        if held is not None and held.pricing == offer.pricing:
+        if held is not None and _same_level(held.pricing, offer.pricing):
             served.append(offer)
             released += 1
             continue

@@ -23,15 +23,16 @@ from adapters import DEFAULT_GPU_CATALOG, AdapterContext, GpuCatalog
 from adapters.vendors_file import load_vendors_file
 from schemas.api import VendorRefresh
 from schemas.quote import QuoteRequest, QuoteResponse
-from schemas.vendor import VendorConfig
+from schemas.vendor import PriceChange, VendorConfig
 from service import metrics
 from service.errors import RefreshBusy, StoreUnreachable
-from service.quote import QuoteOptions, Snapshot, build_quote
+from service.quote import Snapshot, build_quote
 from service.refresh import RefreshService
+from service.services._upkeep import Restorer, quote_options, read_history, snapshot_check
 from service.services.quote_cache import QuoteCache
 from service.services.snapshots import SnapshotCache
 from service.settings import Settings
-from service.store.base import PriceStore, StoreCorrupt, StoreUnavailable
+from service.store.base import HistoryBounds, PriceStore, StoreCorrupt, StoreUnavailable
 from service.store.breaker import StoreBreaker
 from service.store.memory import MemoryPriceStore
 from service.store.redis import RedisPriceStore, connect_redis, is_cluster
@@ -42,6 +43,8 @@ StoreKind = Literal["memory", "redis", "redis-cluster"]
 
 logger = logging.getLogger("gpuquote.services")
 _STARTUP_LOCK_WAIT_S = 30.0
+# How long start-up waits for the initial load before serving (the startup probe allows 60 s).
+STARTUP_LOAD_WAIT_S = 2.0
 
 
 @dataclass
@@ -54,35 +57,34 @@ class AppServices:
     vendors: list[VendorConfig]
     catalog: GpuCatalog
     quote_cache: QuoteCache = field(default_factory=QuoteCache)
+    restorer: Restorer = field(default_factory=Restorer)
 
-    async def quote(self, request: QuoteRequest) -> QuoteResponse:
+    async def quote(self, request: QuoteRequest, *, body: bytes | None = None) -> QuoteResponse:
         """Quote on the current snapshot: one store round trip (its version), then pure maths, or the
-        answer this process gave the same question on the same snapshot within the minute."""
+        answer this process gave the same question on the same snapshot within the minute.
+
+        ``body`` is the JSON the request was decoded from, when there is one (``POST /quote``): it is the
+        cache key as it came, so the request is not encoded again to make one."""
         snapshot = await self.snapshots.current()
         now = datetime.now(UTC)
         reachable = self.snapshots.store_reachable and self.snapshots.store_fault is None
         empty = self.snapshots.store_empty
-        key = QuoteCache.key(
-            _request_encoder.encode(request), snapshot.version, (reachable, empty), now.timestamp()
-        )
+        request_key = body if body is not None else _request_encoder.encode(request)
+        key = QuoteCache.key(request_key, snapshot.version, (reachable, empty), now.timestamp())
         if (cached := self.quote_cache.get(key)) is not None:
             metrics.QUOTES_SERVED.labels("quoted" if cached.quotes else "nothing_fits").inc()
             return cached
-        options = QuoteOptions(
-            now=now,
-            price_max_age_s=self.settings.price_max_age_s,
-            catalog=self.catalog,
-            cross_node_factor=self.settings.cross_node_factor,
-            cross_city_mbps=self.settings.cross_city_mbps,
-            max_plan_cards=self.settings.max_plan_cards,
-            store_reachable=reachable,
-            store_empty=empty,
-            vendors=self.vendors,
+        options = quote_options(
+            self.settings, self.catalog, self.vendors, now, store_reachable=reachable, store_empty=empty
         )
         response = build_quote(snapshot, request, options=options)
         self.quote_cache.put(key, response)
         metrics.QUOTES_SERVED.labels("quoted" if response.quotes else "nothing_fits").inc()
         return response
+
+    async def history(self, offer_id: str, *, limit: int) -> list[PriceChange]:
+        """An offer's price history, within the store deadline (``StoreUnreachable`` past it)."""
+        return await read_history(self.store, self.snapshots.breaker, self.settings, offer_id, limit=limit)
 
     async def load_if_empty(self) -> None:
         """Fill an empty store from the configured vendors (the bundled reference catalog by default)."""
@@ -118,20 +120,33 @@ class AppServices:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[AppServices]:
         """Load an empty store, take the first snapshot (so a replica holds prices before a store outage,
-        not only after its first quote), run the periodic refresher when configured, close everything after."""
-        await self.load_if_empty()
+        not only after its first quote), run the periodic refresher when configured, close everything after.
+
+        Start-up waits for the load at most ``STARTUP_LOAD_WAIT_S``: a slow vendor (a feed that answers
+        429 with a long ``Retry-After``) finishes loading in the background, so liveness never waits on
+        a vendor. Until prices arrive the service answers 503 where it needs them; each vendor that
+        finishes is served from the next request on.
+        """
+        loading = asyncio.create_task(self.load_if_empty())
+        await asyncio.wait({loading}, timeout=STARTUP_LOAD_WAIT_S)
+        if not loading.done():
+            logger.warning("initial load still running after %g s; serving meanwhile", STARTUP_LOAD_WAIT_S)
         with suppress(StoreUnavailable, StoreUnreachable):
             await self.snapshots.current()
-        refresher: asyncio.Task[None] | None = None
+        background = [loading]
         if self.settings.refresh_interval_s > 0:
-            refresher = asyncio.create_task(self.refresh_periodically(self.settings.refresh_interval_s))
+            background.append(
+                asyncio.create_task(self.refresh_periodically(self.settings.refresh_interval_s))
+            )
         try:
             yield self
         finally:
-            if refresher is not None:
-                refresher.cancel()
-                with suppress(asyncio.CancelledError):
-                    await refresher
+            for task in background:
+                if not task.done():
+                    task.cancel()
+                    with suppress(asyncio.CancelledError):
+                        await task
+            await self.restorer.aclose()
             await self.aclose()
 
     async def aclose(self) -> None:
@@ -145,9 +160,17 @@ _request_encoder = msgspec.json.Encoder()
 Services = NamedDependency[AppServices]
 
 
+def history_bounds(settings: Settings) -> HistoryBounds:
+    return HistoryBounds(
+        max_entries=settings.history_max_entries,
+        max_age_s=settings.history_max_age_s,
+        memory_limit_ratio=settings.history_memory_limit_ratio,
+    )
+
+
 def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
     if settings.redis_url is None:
-        return MemoryPriceStore(history_max_entries=settings.history_max_entries), "memory"
+        return MemoryPriceStore(history=history_bounds(settings)), "memory"
     # Socket timeouts bound the refresh job's calls; request paths add their own, shorter, deadline. A
     # request never waits longer than that deadline for a pooled connection either.
     client = connect_redis(
@@ -160,7 +183,7 @@ def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
     store = RedisPriceStore(
         client,
         namespace=settings.redis_namespace,
-        history_max_entries=settings.history_max_entries,
+        history=history_bounds(settings),
         on_fault=lambda kind: metrics.STORE_FAULTS.labels(kind).inc(),
     )
     return store, "redis-cluster" if is_cluster(client) else "redis"
@@ -184,12 +207,16 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         store_kind = "redis"
     catalog = DEFAULT_GPU_CATALOG
     breaker = StoreBreaker()
+    restorer = Restorer()
     snapshots = SnapshotCache(
         store,
         deadline_s=settings.store_deadline_s,
         breaker=breaker,
         on_rebuild=_report_snapshot,
         on_store_error=lambda operation: metrics.STORE_ERRORS.labels(operation).inc(),
+        vendors=[vendor.id for vendor in vendors],
+        check=snapshot_check(settings, catalog, vendors),
+        on_kept=restorer.schedule,
     )
 
     def store_written(outcome: VendorRefresh) -> None:
@@ -210,6 +237,7 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         observers=[metrics.record_refresh, store_written],
         held_contents=snapshots.held_contents,
     )
+    restorer.refresher = refresher
     return AppServices(
         settings=settings,
         store=store,
@@ -218,4 +246,5 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         refresher=refresher,
         vendors=vendors,
         catalog=catalog,
+        restorer=restorer,
     )

@@ -1,46 +1,52 @@
 """The in-process snapshot cache: the engine's input rebuilt only when the store's version moved.
 
-Each request costs one ``GET version`` round trip, bounded by ``deadline_s`` in total; the catalog is
-decoded and the tables are prepared once per version. Whatever the store does, a held snapshot keeps
+Each request needs the store's version, bounded by ``deadline_s``: concurrent requests share one
+``GET version`` in flight (so a burst costs Redis one round trip and the pool one connection, not one
+each), and the wait does not count the event loop's own delays (``service.store.deadline``). The catalog
+is decoded and the tables are prepared once per version. Whatever the store does, a held snapshot keeps
 serving and the cache remembers why (the store's state for ``/ready`` and the quotes' warnings):
 
 - unreachable or slower than the deadline: the shared breaker opens, and until it closes only one
   request per probe interval asks the store again;
-- a version or a payload that does not decode (``StoreCorrupt``): the version that failed is remembered
-  and not read again until it moves; a vendor that does not decode keeps its offers from the held
-  snapshot while the others are rebuilt;
-- empty (a restart without data): the held snapshot keeps serving until a refresh refills the store.
+- a version or a payload that does not decode, or data that is missing (``StoreCorrupt``, a fault in the
+  contents): the version that failed is remembered and not read again until it moves; a vendor that
+  does not decode or is missing keeps its offers from the held snapshot while the others are rebuilt;
+- contents that decode but cannot be served (a snapshot that fails to build, or to answer a quote and
+  the vendor list): the vendors at fault keep their held offers, or the whole held snapshot keeps
+  serving; the version is reported as faulty like one that does not decode;
+- empty (a restart without data): the held snapshot keeps serving until a refresh refills it.
+
+Only configured vendors are served: a vendor that left the vendors file is gone from every answer, even
+before a refresh takes it out of the store.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from contextlib import suppress
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from schemas.offer import Offer
 from service.errors import StoreUnreachable
 from service.quote import Snapshot
+from service.services._contents import build_served, keep_only, patched
 from service.store.base import PriceStore, StoreContents, StoreCorrupt, StoreUnavailable
 from service.store.breaker import StoreBreaker
+from service.store.deadline import StoreSlow, wait_for_store
 
 __all__ = ["SnapshotCache"]
 
 logger = logging.getLogger("gpuquote.snapshots")
 
+# A check for a snapshot that must answer quotes: raises whatever a request would hit.
+SnapshotCheck = Callable[[Snapshot], None]
+
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def snapshot_of(contents: StoreContents, *, built_at: datetime) -> Snapshot:
-    """The engine's snapshot of what the store holds: offers in vendor order, as stored."""
-    offers = (
-        offer for vendor in sorted(contents.offers_by_vendor) for offer in contents.offers_by_vendor[vendor]
-    )
-    return Snapshot.of(offers, contents.statuses, version=contents.version, built_at=built_at)
 
 
 def held_contents(snapshot: Snapshot) -> StoreContents:
@@ -49,6 +55,15 @@ def held_contents(snapshot: Snapshot) -> StoreContents:
     for offer in snapshot.offers:
         offers.setdefault(offer.vendor, []).append(offer)
     return StoreContents(version=snapshot.version, offers_by_vendor=offers, statuses=dict(snapshot.statuses))
+
+
+@dataclass
+class _Check:
+    """One ``GET version`` in flight, shared by every request that arrives while it runs."""
+
+    task: asyncio.Task[int | None]
+    started_at: float
+    judged: bool = field(default=False)  # a request already reported it slow
 
 
 class SnapshotCache:
@@ -63,14 +78,24 @@ class SnapshotCache:
         clock: Callable[[], datetime] = _utc_now,
         on_rebuild: Callable[[Snapshot], None] | None = None,
         on_store_error: Callable[[str], None] | None = None,
+        vendors: Collection[str] | None = None,
+        check: SnapshotCheck | None = None,
+        on_kept: Callable[[StoreContents], None] | None = None,
     ) -> None:
         self._store = store
         self._deadline_s = deadline_s
+        self._hard_limit_s = max(2.0, 4 * deadline_s)
         self.breaker = breaker or StoreBreaker()
         self._clock = clock
         self._on_rebuild = on_rebuild
         self._on_store_error = on_store_error
+        # The configured vendors (None: whatever the store holds), and what a new snapshot must pass.
+        self._vendors = frozenset(vendors) if vendors is not None else None
+        self._check_snapshot = check
+        # Told about vendors kept from the held snapshot that the store lacks (to write them back).
+        self._on_kept = on_kept
         self._snapshot: Snapshot | None = None
+        self._check: _Check | None = None
         self._rebuild: asyncio.Task[Snapshot] | None = None
         # The version whose contents did not decode, and what was wrong (kept until the version moves).
         self._fault_version: int | None = None
@@ -93,26 +118,43 @@ class SnapshotCache:
         if held is not None and not self.breaker.allow():
             self.store_reachable = False
             return held
+        check = self._check
+        if check is None or check.task.done():
+            loop = asyncio.get_running_loop()
+            check = self._check = _Check(asyncio.create_task(self._read_version()), loop.time())
+            check.task.add_done_callback(_retrieve)
         try:
-            async with asyncio.timeout(self._deadline_s if held is not None else None):
-                return await self._checked(held)
-        except TimeoutError:
-            if held is not None and self._rebuild is not None:
-                return held  # the store answered; the new snapshot is still being built
-            return self._fallback("version", StoreUnavailable(f"store slower than {self._deadline_s} s"))
+            version = await wait_for_store(
+                check.task,
+                self._deadline_s,
+                started_at=check.started_at,
+                hard_limit_s=self._hard_limit_s,
+            )
+        except StoreSlow:
+            if not check.judged:
+                check.judged = True
+                self._record_failure("version", StoreUnavailable(f"store slower than {self._deadline_s} s"))
+            return self._held_or_raise()
+        if version is None:  # the check failed; it recorded why
+            return self._held_or_raise()
+        return await self._at_version(version, held)
 
-    async def _checked(self, held: Snapshot | None) -> Snapshot:
+    async def _read_version(self) -> int | None:
+        """The store's version, or None after recording why it could not be read."""
         try:
-            # With a snapshot held, ``current`` bounds this whole check already: one timer per request.
-            async with asyncio.timeout(None if held is not None else self._deadline_s):
+            async with asyncio.timeout(self._hard_limit_s):
                 version = await self._store.version()
-        except TimeoutError:
-            return self._fallback("version", StoreUnavailable(f"store slower than {self._deadline_s} s"))
         except StoreCorrupt as error:
-            return self._corrupt(error)
-        except StoreUnavailable as error:
-            return self._fallback("version", error)
+            self._corrupt(error)
+            return None
+        except (StoreUnavailable, TimeoutError) as error:
+            reason = error if isinstance(error, StoreUnavailable) else StoreUnavailable("store timed out")
+            self._record_failure("version", reason)
+            return None
         self._store_answered()
+        return version
+
+    async def _at_version(self, version: int, held: Snapshot | None) -> Snapshot:
         if held is not None and version == 0:
             # The store lost its data (a restart without persistence): keep serving the prices held
             # here until a refresh fills the store again.
@@ -124,28 +166,39 @@ class SnapshotCache:
             if version != self._fault_version:
                 self.store_fault = None
             return held
-        if self._rebuild is None:
-            self._rebuild = asyncio.create_task(self._rebuild_at(version))
-            self._rebuild.add_done_callback(_retrieve)
-        # Shielded: a request out of time leaves the rebuild running for the next one.
-        return await asyncio.shield(self._rebuild)
+        rebuild = self._rebuild
+        if rebuild is None:
+            rebuild = self._rebuild = asyncio.create_task(self._rebuild_at(version))
+            rebuild.add_done_callback(_retrieve)
+        if held is None:
+            return await asyncio.shield(rebuild)
+        # The store answered; the new snapshot is built meanwhile, and served once it is there.
+        done, _ = await asyncio.wait({rebuild}, timeout=self._deadline_s)
+        return rebuild.result() if done and not rebuild.cancelled() else held
 
     async def _rebuild_at(self, version: int) -> Snapshot:
         try:
             try:
-                contents = await self._store.read()
+                contents = await self._store.read(expected_vendors=self._vendors or ())
             except StoreUnavailable as error:
-                return self._fallback("read", error)
+                self._record_failure("read", error)
+                return self._held_or_raise()
+            contents = keep_only(contents, self._vendors)
             if contents.faults:
-                self._report_faults(version, contents)
                 if contents.version == 0 and self._snapshot is not None:
+                    self._report_faults(version, contents.faults)
                     return self._snapshot  # the version itself went bad between the two reads
-                contents = self._patched(contents)
+                contents = patched(contents, self.held_contents())
+            contents = self._kept_failed_vendors(contents)
+            # Building the tables (and checking them) is CPU work: a thread keeps the loop answering.
+            snapshot, unusable = await asyncio.to_thread(self._build, contents)
+            faults = {**contents.faults, **unusable}
+            if faults:
+                self._report_faults(version, faults)
             else:
                 self._fault_version, self.store_fault = None, None
-            contents = self._kept_failed_vendors(contents)
-            # Building the tables is CPU work; a thread keeps the event loop answering meanwhile.
-            snapshot = await asyncio.to_thread(snapshot_of, contents, built_at=self._clock())
+            if snapshot is None:
+                return self._held_or_raise()
             self._snapshot = snapshot
             self.store_empty = contents.empty
             if self._on_rebuild is not None:
@@ -154,31 +207,17 @@ class SnapshotCache:
         finally:
             self._rebuild = None
 
-    def _patched(self, contents: StoreContents) -> StoreContents:
-        """Vendors that did not decode keep their offers (and statuses) from the held snapshot."""
-        held = self.held_contents()
-        if held is None:
-            return contents
-        offers = dict(contents.offers_by_vendor)
-        for vendor in contents.unreadable_vendors:
-            if vendor in held.offers_by_vendor:
-                offers[vendor] = held.offers_by_vendor[vendor]
-        return StoreContents(
-            version=contents.version,
-            offers_by_vendor=offers,
-            statuses={**held.statuses, **contents.statuses},
-            faults=contents.faults,
-            unreadable_vendors=contents.unreadable_vendors,
-        )
+    def _build(self, contents: StoreContents) -> tuple[Snapshot | None, dict[str, str]]:
+        return build_served(contents, self._clock(), self._check_snapshot, self.held_contents())
 
     def _kept_failed_vendors(self, contents: StoreContents) -> StoreContents:
         """A vendor the store holds no offers for, whose stored status says its last refresh failed, keeps
-        the offers held here (with their old ``fetched_at``, so they age toward stale).
+        the offers held here (with their old ``fetched_at``, so they age toward stale), and is reported
+        (``on_kept``) so they can be written back: every replica then serves the same catalog.
 
         That is a store that came back empty and was refilled by a refresher holding no snapshot (the
         ``gpuquote refresh`` CronJob) while this vendor's feed was down: its offers are missing, not
-        withdrawn. A vendor whose feed succeeds with no offers, or that leaves the vendors file (no status),
-        is dropped as before.
+        withdrawn. A vendor whose feed succeeds with no offers, or that leaves the vendors file, is dropped.
         """
         held = self._snapshot
         if held is None:
@@ -197,6 +236,8 @@ class SnapshotCache:
             "store holds no offers for %s after a failed refresh; keeping the held offers",
             ", ".join(sorted(kept)),
         )
+        if self._on_kept is not None:
+            self._on_kept(StoreContents(contents.version, kept, contents.statuses))
         return StoreContents(
             version=contents.version,
             offers_by_vendor={**contents.offers_by_vendor, **kept},
@@ -205,15 +246,15 @@ class SnapshotCache:
             unreadable_vendors=contents.unreadable_vendors,
         )
 
-    def _report_faults(self, version: int, contents: StoreContents) -> None:
-        keys = ", ".join(sorted(contents.faults))
+    def _report_faults(self, version: int, faults: Mapping[str, str]) -> None:
+        keys = ", ".join(sorted(faults))
         self._fault_version = version
-        self.store_fault = f"undecodable values in the price store ({keys}); serving held prices for them"
+        self.store_fault = f"undecodable or missing values in the price store ({keys}); serving held prices"
         logger.warning("price store version %d: %s", version, self.store_fault)
         if self._on_store_error is not None:
             self._on_store_error("decode")
 
-    def _corrupt(self, error: StoreCorrupt) -> Snapshot:
+    def _corrupt(self, error: StoreCorrupt) -> None:
         # The store answers, so the breaker stays closed; the bad version is at most a few bytes read.
         self._store_answered()
         if self.store_fault != str(error):
@@ -221,9 +262,6 @@ class SnapshotCache:
         self.store_fault = str(error)
         if self._on_store_error is not None:
             self._on_store_error("decode")
-        if self._snapshot is None:
-            raise StoreUnreachable(f"price store unreadable and no snapshot held: {error}") from error
-        return self._snapshot
 
     def _store_answered(self) -> None:
         if self.breaker.succeeded():
@@ -231,25 +269,29 @@ class SnapshotCache:
         self.store_reachable = True
         self.last_store_error = None
 
-    def _fallback(self, operation: str, error: StoreUnavailable) -> Snapshot:
+    def _record_failure(self, operation: str, error: StoreUnavailable) -> None:
         if self._on_store_error is not None:
             self._on_store_error(operation)
         if self.breaker.failed(str(error)):
             logger.warning("price store unreachable, serving the held snapshot: %s", error)
         self.store_reachable = False
         self.last_store_error = str(error)
-        if self._snapshot is None:
-            raise StoreUnreachable(f"price store unreachable and no snapshot held: {error}") from error
-        return self._snapshot
+
+    def _held_or_raise(self) -> Snapshot:
+        if self._snapshot is not None:
+            return self._snapshot
+        reason = self.store_fault or self.last_store_error or "no answer"
+        raise StoreUnreachable(f"price store unavailable and no snapshot held: {reason}")
 
     async def aclose(self) -> None:
-        if self._rebuild is not None:
-            self._rebuild.cancel()
-            with suppress(asyncio.CancelledError, StoreUnreachable):
-                await self._rebuild
+        for task in (self._rebuild, self._check.task if self._check else None):
+            if task is not None and not task.done():
+                task.cancel()
+                with suppress(asyncio.CancelledError, StoreUnreachable):
+                    await task
 
 
-def _retrieve(task: asyncio.Task[Snapshot]) -> None:
-    """A rebuild nobody waited for to the end still has its error looked at (and not logged as lost)."""
+def _retrieve(task: asyncio.Task[object]) -> None:
+    """A task nobody waited for to the end still has its error looked at (and not logged as lost)."""
     if not task.cancelled():
         task.exception()

@@ -1,56 +1,95 @@
 """The embedded price store: one process, no Redis; the default when ``GPUQUOTE_REDIS_URL`` is unset.
 
-It stores the same msgpack payloads the Redis store does, so both stores hand out equal, independent
-copies (a caller mutating what it read cannot corrupt the store).
+It stores the same msgpack payloads the Redis store does and decodes them as strictly, so both stores hand
+out equal, independent copies (a caller mutating what it read cannot corrupt the store), and its history
+keeps the same bounds (entries, age, and an offer's history gone ``max_age_s`` after its last entry).
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 
 from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
 from service.store.base import (
+    DECODE_ERRORS,
+    HistoryBounds,
     StoreContents,
     change_decoder,
     offers_decoder,
     offers_encoder,
+    offers_problem,
     price_changes,
     status_decoder,
+    visible_history,
 )
 
 __all__ = ["MemoryPriceStore"]
 
 
 class MemoryPriceStore:
-    def __init__(self, *, history_max_entries: int = 500) -> None:
+    def __init__(
+        self,
+        *,
+        history_max_entries: int | None = None,
+        history: HistoryBounds | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        bounds = history or HistoryBounds()
+        if history_max_entries is not None:
+            bounds = HistoryBounds(history_max_entries, bounds.max_age_s, bounds.memory_limit_ratio)
+        self._bounds = bounds
+        self._clock = clock
         self._version = 0
         self._offers: dict[str, bytes] = {}
         self._statuses: dict[str, bytes] = {}
-        self._history: dict[str, deque[bytes]] = {}
-        self._history_max_entries = history_max_entries
+        # offer id -> (recorded at, msgpack PriceChange), oldest first; and when that history expires.
+        self._history: dict[str, deque[tuple[float, bytes]]] = {}
+        self._history_expires_at: dict[str, float] = {}
         self._lock_token: str | None = None
         self._lock_expires_at = 0.0
 
     async def version(self) -> int:
         return self._version
 
-    async def read(self) -> StoreContents:
+    async def read(self, *, expected_vendors: Collection[str] = ()) -> StoreContents:
         # No await between these reads: a concurrent writer cannot interleave on one event loop.
+        # What was written here was encoded from valid Structs; a value that still fails the strict decode
+        # (a time without its offset, an implausible price) is a fault, as it is in Redis.
+        faults: dict[str, str] = {}
+        offers: dict[str, list[Offer]] = {}
+        unreadable: set[str] = set()
+        for vendor, raw in self._offers.items():
+            try:
+                decoded = offers_decoder.decode(raw)
+                problem = offers_problem(vendor, decoded)
+            except DECODE_ERRORS as error:
+                problem = str(error)
+            if problem is not None:
+                faults[f"vendor:{vendor}"] = problem
+                unreadable.add(vendor)
+            else:
+                offers[vendor] = decoded
+        statuses: dict[str, VendorStatus] = {}
+        for vendor, raw in self._statuses.items():
+            try:
+                statuses[vendor] = status_decoder.decode(raw)
+            except DECODE_ERRORS as error:
+                faults[f"status[{vendor}]"] = str(error)
         return StoreContents(
             version=self._version,
-            offers_by_vendor={vendor: offers_decoder.decode(raw) for vendor, raw in self._offers.items()},
-            statuses={vendor: status_decoder.decode(raw) for vendor, raw in self._statuses.items()},
+            offers_by_vendor=offers,
+            statuses=statuses,
+            faults=faults,
+            unreadable_vendors=frozenset(unreadable),
         )
 
     async def write_vendor(self, vendor: str, offers: Sequence[Offer], status: VendorStatus) -> int:
         previous = offers_decoder.decode(self._offers[vendor]) if vendor in self._offers else []
-        for change in price_changes(previous, offers, datetime.now(UTC)):
-            entries = self._history.setdefault(change.offer_id, deque(maxlen=self._history_max_entries))
-            entries.append(offers_encoder.encode(change))
+        self._record(price_changes(previous, offers, datetime.now(UTC)))
         self._offers[vendor] = offers_encoder.encode(list(offers))
         self._statuses[vendor] = offers_encoder.encode(status)
         self._version += 1
@@ -61,9 +100,35 @@ class MemoryPriceStore:
         self._version += 1
         return self._version
 
+    async def remove_vendor(self, vendor: str) -> int:
+        previous = offers_decoder.decode(self._offers.pop(vendor)) if vendor in self._offers else []
+        self._statuses.pop(vendor, None)
+        self._record(price_changes(previous, [], datetime.now(UTC)))
+        self._version += 1
+        return self._version
+
+    def _record(self, changes: Sequence[PriceChange]) -> None:
+        now = self._clock()
+        self._expire(now)
+        for change in changes:
+            entries = self._history.setdefault(change.offer_id, deque(maxlen=self._bounds.max_entries))
+            entries.append((now, offers_encoder.encode(change)))
+            self._history_expires_at[change.offer_id] = now + self._bounds.max_age_s
+
+    def _expire(self, now: float) -> None:
+        gone = [offer_id for offer_id, expires_at in self._history_expires_at.items() if expires_at <= now]
+        for offer_id in gone:
+            del self._history_expires_at[offer_id]
+            self._history.pop(offer_id, None)
+
     async def history(self, offer_id: str, *, limit: int = 100) -> list[PriceChange]:
-        entries = list(self._history.get(offer_id, ()))[-limit:]
-        return [change_decoder.decode(raw) for raw in entries]
+        now = self._clock()
+        self._expire(now)
+        entries = [
+            (recorded_s, change_decoder.decode(raw))
+            for recorded_s, raw in list(self._history.get(offer_id, ()))[-limit:]
+        ]
+        return visible_history(entries, now - self._bounds.max_age_s)
 
     async def try_lock(self, token: str, ttl_s: float) -> bool:
         now = time.monotonic()

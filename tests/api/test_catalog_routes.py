@@ -95,6 +95,8 @@ async def test_history_lists_the_first_price(client: Client) -> None:
     history = (await client.get("/offers/sz-cluster-ref:h800-ib-node/history")).json()
     assert [entry["change"] for entry in history["changes"]] == ["new"]
     assert history["changes"][0]["pricing"]["cny_per_node_hour"] == 300.0
+    # Dated when the reference prices were observed (the file's observed_at), not when the server started.
+    assert history["changes"][0]["at"] == "2024-12-31T16:00:00Z"
     assert (await client.get("/offers/nope:nope/history")).status_code == 404
 
 

@@ -6,15 +6,24 @@ import io
 import json
 import logging
 import sys
+import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import numpy as np
 import pytest
 
 from service.http.requests import redact_query
-from service.logs import JsonFormatter, QueueToStderrHandler, direct_handler, request_id_var
+from service.logs import (
+    JsonFormatter,
+    QueueToStderrHandler,
+    capture_stray_output,
+    direct_handler,
+    request_id_var,
+)
 from tests.adapters.fake_vendor import FakeVendor
 from tests.servers import gpuquote_server, write_vendors_file
 
@@ -189,3 +198,28 @@ def test_a_filter_or_a_second_handler_sends_access_lines_through_records(
     assert direct_handler(access) is None
     access.handlers.clear()
     assert direct_handler(access) is queue_only[0]
+
+
+def test_warnings_and_stray_exceptions_become_json_lines() -> None:
+    stream = io.StringIO()
+    handler = QueueToStderrHandler(stream)
+    root = logging.getLogger()
+    saved = (warnings.showwarning, threading.excepthook, sys.unraisablehook, root.handlers[:], root.level)
+    root.handlers[:] = [handler]
+    try:
+        capture_stray_output()
+        with warnings.catch_warnings(), np.errstate(divide="warn"):
+            warnings.simplefilter("always")
+            np.array([1.0]) / np.array([0.0])
+        worker = threading.Thread(target=lambda: 1 / 0, name="doomed")
+        worker.start()
+        worker.join()
+        handler.close()
+    finally:
+        warnings.showwarning, threading.excepthook, sys.unraisablehook, root.handlers[:], level = saved
+        root.setLevel(level)
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    warned = next(line for line in lines if line["logger"] == "py.warnings")
+    assert warned["category"] == "RuntimeWarning" and "divide by zero" in warned["message"]
+    crashed = next(line for line in lines if line["logger"] == "gpuquote.errors")
+    assert "doomed" in crashed["message"] and "ZeroDivisionError" in crashed["error"]

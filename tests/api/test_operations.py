@@ -74,6 +74,7 @@ def test_log_lines_are_json_with_the_request_id() -> None:
 
 
 @pytest.mark.parametrize("store", ["memory", "redis"], indirect=True)
+@pytest.mark.redis
 async def test_rate_limit_answers_429_with_retry_after(
     store: PriceStore, redis_url: str, redis_namespace: str
 ) -> None:

@@ -72,6 +72,7 @@ def _local_counts(metrics_text: str) -> float:
     return 0.0
 
 
+@pytest.mark.redis
 async def test_rate_limit_fails_open_to_local_counts_when_redis_goes(
     private_redis: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:

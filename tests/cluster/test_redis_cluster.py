@@ -6,6 +6,7 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
@@ -13,6 +14,8 @@ from service.services import build_services
 from service.settings import Settings
 from tests.cluster.conftest import LocalCluster
 from tests.examples import JIANGSU_EXAMPLE
+
+pytestmark = pytest.mark.redis
 
 ADMIN_KEY = "cluster-admin-key"
 

@@ -248,6 +248,18 @@ def test_cronjob_refreshes_every_15_minutes_one_at_a_time(
     assert job["activeDeadlineSeconds"] <= float(settings_data["GPUQUOTE_REFRESH_LOCK_TTL_S"])
 
 
+def test_a_stopping_pod_ends_inside_its_grace(
+    documents: list[Manifest], settings_data: dict[str, str]
+) -> None:
+    # SIGTERM: requests in flight get SHUTDOWN_TIMEOUT_S, a half-sent body at most BODY_READ_TIMEOUT_S of
+    # it; both end before Kubernetes kills the pod (terminationGracePeriodSeconds).
+    grace_s = find(documents, "Deployment", API_DEPLOYMENT)["spec"]["template"]["spec"][
+        "terminationGracePeriodSeconds"
+    ]
+    shutdown_s = float(settings_data["GPUQUOTE_SHUTDOWN_TIMEOUT_S"])
+    assert float(settings_data["GPUQUOTE_BODY_READ_TIMEOUT_S"]) <= shutdown_s < grace_s
+
+
 def unknown_settings(
     documents: list[Manifest], known_settings: frozenset[str], tokens: set[str]
 ) -> list[str]:

@@ -113,8 +113,8 @@ def test_hovering_a_point_shows_its_offer(page: Page, base_url: str) -> None:
         ),
         # The API: "Expected `int`, got `str`" at `card_counts[1]`.
         ("#card_counts", "1, four", "card_counts", "Every entry of card counts must be a whole number."),
-        # The API: "Expected `float` > 0.0".
-        ("#budget_cny", "0", "budget_cny", "Budget must be more than 0."),
+        # The API: "Expected `float` >= 0.01" (a budget under one fen is no limit).
+        ("#budget_cny", "0", "budget_cny", "Budget must be at least 0.01."),
     ],
 )
 def test_a_bad_input_shows_the_api_error_next_to_its_field(

@@ -10,10 +10,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from service.store.redis import RedisPriceStore, connect_redis
 from tests.adapters.fake_vendor import FakeVendor
 from tests.builders import card_hour_feed
 from tests.servers import GPUQUOTE, write_vendors_file
+
+pytestmark = pytest.mark.redis
 
 VENDORS = ["fast-a", "fast-b", "slow-c"]
 OLD = {"4090-1": 5.0, "4090-2": 5.1, "4090-3": 5.2}

@@ -1,9 +1,14 @@
-"""Poisoned values in Redis: every read route still answers (from the held snapshot where it must), and
-the next refresh repairs the store."""
+"""Poisoned values in Redis: every read route still answers (from the held snapshot where it must), a
+replica started meanwhile serves every vendor that is sound, and the next refresh repairs the store.
+
+A poison is anything another writer could leave: undecodable bytes, a key of the wrong type, a value that
+decodes but cannot be used (a time without its offset, duplicated offers, a price no vendor means) and
+data that is simply gone (the status hash, one vendor's offers)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import msgspec
 import pytest
@@ -14,6 +19,8 @@ from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
 from service.store.redis import RedisClient, RedisPriceStore, connect_redis
+
+pytestmark = pytest.mark.redis
 
 ADMIN = {"X-API-Key": "poison-admin-key"}
 VENDOR = "js-suzhou-ref"
@@ -66,6 +73,72 @@ async def vendor_wrong_type(client: RedisClient, ns: str) -> None:
     await _bump(client, ns)
 
 
+async def _rewrite_offers(client: RedisClient, ns: str, change: Callable[[list[Any]], list[Any]]) -> None:
+    """The vendor's stored offers decoded as plain values, changed, written back, the version bumped."""
+    raw = await client.get(_key(ns, f"vendor:{VENDOR}"))
+    assert isinstance(raw, bytes)
+    await client.set(
+        _key(ns, f"vendor:{VENDOR}"), msgspec.msgpack.encode(change(msgspec.msgpack.decode(raw)))
+    )
+    await _bump(client, ns)
+
+
+async def offer_naive_time(client: RedisClient, ns: str) -> None:
+    """Well-formed, schema-valid but for one offer's fetched_at, which has no UTC offset."""
+
+    def naive(offers: list[Any]) -> list[Any]:
+        offers[0]["fetched_at"] = "2026-01-01T00:00:00"
+        return offers
+
+    await _rewrite_offers(client, ns, naive)
+
+
+async def offers_duplicated(client: RedisClient, ns: str) -> None:
+    await _rewrite_offers(client, ns, lambda offers: offers + offers)
+
+
+async def offer_price_absurd(client: RedisClient, ns: str) -> None:
+    def absurd(offers: list[Any]) -> list[Any]:
+        for offer in offers:
+            if offer["pricing"]["kind"] == "card_hour":
+                offer["pricing"]["cny_per_card_hour"] = 1e308
+        return offers
+
+    await _rewrite_offers(client, ns, absurd)
+
+
+async def offer_of_another_vendor(client: RedisClient, ns: str) -> None:
+    def moved(offers: list[Any]) -> list[Any]:
+        offers[0]["vendor"] = "someone-else"
+        return offers
+
+    await _rewrite_offers(client, ns, moved)
+
+
+async def status_naive_time(client: RedisClient, ns: str) -> None:
+    raw = await client.hget(_key(ns, "status"), VENDOR)
+    assert isinstance(raw, bytes)
+    status = msgspec.msgpack.decode(raw)
+    status["last_success_at"] = "2026-01-01T00:00:00"
+    await client.hset(_key(ns, "status"), VENDOR, msgspec.msgpack.encode(status))
+    await _bump(client, ns)
+
+
+async def status_deleted(client: RedisClient, ns: str) -> None:
+    await client.delete(_key(ns, "status"))
+    await _bump(client, ns)
+
+
+async def vendor_deleted(client: RedisClient, ns: str) -> None:
+    await client.delete(_key(ns, f"vendor:{VENDOR}"))
+    await _bump(client, ns)
+
+
+async def index_and_status_deleted(client: RedisClient, ns: str) -> None:
+    await client.delete(_key(ns, "status"), _key(ns, "vendors"))
+    await _bump(client, ns)
+
+
 async def vendor_oversize(client: RedisClient, ns: str) -> None:
     await client.set(_key(ns, f"vendor:{VENDOR}"), b"\xc1" * (64 * 1024 * 1024))
     await _bump(client, ns)
@@ -84,8 +157,7 @@ async def status_wrong_type(client: RedisClient, ns: str) -> None:
 
 async def history_garbage(client: RedisClient, ns: str) -> None:
     key = _key(ns, f"history:{VENDOR}:4090")
-    await client.xadd(key, {"e": b"\xff garbage"})
-    await client.xadd(key, {"other": b"field"})
+    await client.rpush(key, b"\xff garbage", b"1764600000\xc1\xc1", b"")
 
 
 async def history_wrong_type(client: RedisClient, ns: str) -> None:
@@ -94,8 +166,21 @@ async def history_wrong_type(client: RedisClient, ns: str) -> None:
     await client.set(key, b"garbage")
 
 
+async def history_old_stream(client: RedisClient, ns: str) -> None:
+    """The layout of an older release: a stream per offer, with garbage among its entries."""
+    key = _key(ns, f"history:{VENDOR}:4090")
+    await client.delete(key)
+    await client.xadd(key, {"e": b"\xff garbage"})
+    await client.xadd(key, {"other": b"field"})
+
+
 async def lock_wrong_type(client: RedisClient, ns: str) -> None:
     await client.rpush(_key(ns, "refresh-lock"), b"x")
+
+
+async def lock_without_expiry(client: RedisClient, ns: str) -> None:
+    """A lock no refresher set (they all set an expiry): it would make every refresh skip, forever."""
+    await client.set(_key(ns, "refresh-lock"), b"left-behind")
 
 
 POISONS: list[Poison] = [
@@ -107,11 +192,30 @@ POISONS: list[Poison] = [
     vendor_wrong_schema,
     vendor_wrong_type,
     pytest.param(vendor_oversize, marks=pytest.mark.slow),  # type: ignore[list-item]
+    offer_naive_time,
+    offers_duplicated,
+    offer_price_absurd,
+    offer_of_another_vendor,
+    vendor_deleted,
     status_garbage,
     status_wrong_type,
+    status_naive_time,
+    status_deleted,
+    index_and_status_deleted,
     history_garbage,
     history_wrong_type,
+    history_old_stream,
     lock_wrong_type,
+    lock_without_expiry,
+]
+# Poisons of one vendor's offers: a replica started meanwhile serves every other vendor.
+VENDOR_POISONS: list[Poison] = [
+    vendor_truncated,
+    offer_naive_time,
+    offers_duplicated,
+    offer_price_absurd,
+    offer_of_another_vendor,
+    vendor_deleted,
 ]
 
 
@@ -172,18 +276,20 @@ async def test_poisoned_store_never_takes_a_route_down_and_refresh_repairs_it(
         await raw.aclose()
 
 
+@pytest.mark.parametrize("poison", VENDOR_POISONS, ids=lambda poison: poison.__name__)
 async def test_a_corrupt_vendor_hides_nothing_else_and_reports_degraded(
-    client: Client, redis_url: str, redis_namespace: str
+    client: Client, redis_url: str, redis_namespace: str, poison: Poison
 ) -> None:
     assert (await client.get("/offers")).status_code == 200  # a snapshot is held
     raw = connect_redis(redis_url)
     try:
-        await vendor_truncated(raw, redis_namespace)
+        await poison(raw, redis_namespace)
         ready = (await client.get("/ready")).json()
         held = {offer["vendor"] for offer in (await client.get("/offers?limit=1000")).json()["items"]}
         # A replica starting now holds nothing: it serves every vendor that decodes.
         fresh_settings = Settings(redis_url=redis_url, redis_namespace=redis_namespace)
         async with AsyncTestClient(create_app(services=build_services(fresh_settings))) as fresh:
+            fresh_statuses = await _read_routes(fresh, "js-wuxi-ref:4090")
             fresh_page = (await fresh.get("/offers?limit=1000")).json()
             fresh_ready = (await fresh.get("/ready")).json()
     finally:
@@ -193,6 +299,7 @@ async def test_a_corrupt_vendor_hides_nothing_else_and_reports_degraded(
     assert VENDOR in held and len(held) == 5
     assert {offer["vendor"] for offer in fresh_page["items"]} == held - {VENDOR}
     assert fresh_ready["status"] == "degraded"
+    assert all(status == 200 for status in fresh_statuses.values()), fresh_statuses
 
 
 @pytest.mark.slow

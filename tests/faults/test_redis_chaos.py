@@ -21,6 +21,8 @@ from tests.adapters.fake_vendor import FakeVendor
 from tests.builders import card_hour_feed
 from tests.servers import RedisServer, write_vendors_file
 
+pytestmark = pytest.mark.redis
+
 ADMIN = {"X-API-Key": "chaos-admin-key"}
 Client = AsyncTestClient[Litestar]
 PRICES_A = {f"a-{i}": 5.0 + i / 10 for i in range(5)}

@@ -7,6 +7,7 @@ import asyncio
 import os
 import subprocess
 
+import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
@@ -14,6 +15,8 @@ from service.services import build_services
 from service.settings import Settings
 from tests.examples import JIANGSU_EXAMPLE
 from tests.servers import GPUQUOTE, RedisServer
+
+pytestmark = pytest.mark.redis
 
 ADMIN = {"X-API-Key": "fault-admin-key"}
 

@@ -86,7 +86,7 @@ def test_bad_argument_exits_2_naming_the_field(capsys: pytest.CaptureFixture[str
     [
         (("--cards", "4,x"), "--cards: 'x' is not a whole number of cards; give counts like 1,4,8"),
         (("--cards", "0"), "--cards: must be a whole number ≥ 1"),
-        (("--budget-cny", "-5"), "--budget-cny: must be a number > 0"),
+        (("--budget-cny", "-5"), "--budget-cny: must be a number ≥ 0.01"),
         (("--limit", "0"), "--limit: must be a whole number ≥ 1"),
         (("--scaling", "{bad"), "--scaling: is not valid JSON"),
         (("--pricing", "hourly"), "--pricing: "),

@@ -2,7 +2,7 @@
 ``workload.communication``; a heavy job across Ethernet nodes is slower than one machine, and says so.
 
 The clusters (``tests/quote/vendors/clusters.toml``) are two H800 node-hour offers alike in all but their
-fabric (8-card nodes, 1–4 nodes). Hand-worked figures, from ``service/quote/_scaling.py``'s tables at the
+fabric (8-card nodes, 1–4 nodes). Hand-worked figures, from ``service/quote/model/scaling.py``'s tables at the
 default operator factor F = 0.9 (overhead o = 1/0.9 − 1 = 1/9 per doubling of nodes):
 
 - fabric offers' in-machine curve at 8 cards: heavy 2.4–5.5× (expected 3.95), light 4.5–5.5× (5.0);

@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.adapters.fake_vendor import FakeVendor
 from tests.builders import card_hour_feed
 from tests.servers import gpuquote_server, write_vendors_file
+
+pytestmark = pytest.mark.redis
 
 ADMIN_KEY = "replica-admin-key"
 

@@ -20,7 +20,7 @@ from tests.adapters.fake_vendor import FakeVendor
 from tests.builders import card_hour_feed
 from tests.servers import gpuquote_server, write_vendors_file
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.redis]
 
 VENDORS = ["soak-a", "soak-b", "soak-c"]
 SKU_BASE_CNY = {"s1": 100.0, "s2": 200.0, "s3": 300.0}

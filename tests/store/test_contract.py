@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from datetime import timedelta
 
 import pytest
 
 from schemas.offer import BundlePricing, CardHourPricing
-from service.store.base import PriceStore
-from tests.builders import make_offer, ok_status
+from service.store.base import HistoryBounds, PriceStore
+from service.store.memory import MemoryPriceStore
+from service.store.redis import RedisPriceStore
+from tests.builders import FETCHED_AT, make_offer, ok_status
 
 
 async def test_empty_store_reads_as_version_zero(store: PriceStore) -> None:
@@ -92,3 +96,66 @@ async def test_expired_lock_can_be_taken(store: PriceStore) -> None:
     await asyncio.sleep(0.1)
     assert await store.try_lock("next", ttl_s=30)
     await store.unlock("next")
+
+
+async def test_history_records_stock_changes_dated_when_observed(store: PriceStore) -> None:
+    observed = FETCHED_AT - timedelta(days=3)
+    plenty = make_offer(available_cards=40, fetched_at=observed)
+    scarce = make_offer(available_cards=2, fetched_at=observed + timedelta(hours=6))
+    for offers in ([plenty], [plenty], [scarce]):
+        await store.write_vendor("js-test", offers, ok_status("js-test"))
+    history = await store.history("js-test:4090")
+    # The price never moved; the stock did, and each entry is dated when its figures were observed.
+    assert [(entry.change, entry.available_cards, entry.at) for entry in history] == [
+        ("new", 40, observed),
+        ("changed", 2, observed + timedelta(hours=6)),
+    ]
+
+
+async def test_removing_a_vendor_takes_its_offers_out_and_records_it(store: PriceStore) -> None:
+    await store.write_vendor("a", [make_offer("a", "x")], ok_status("a"))
+    await store.write_vendor("b", [make_offer("b", "y")], ok_status("b"))
+    before = await store.version()
+    assert await store.remove_vendor("b") > before
+    contents = await store.read(expected_vendors=["a"])
+    assert (set(contents.offers_by_vendor), set(contents.statuses), dict(contents.faults)) == (
+        {"a"},
+        {"a"},
+        {},
+    )
+    assert [entry.change for entry in await store.history("b:y")] == ["new", "removed"]
+
+
+def _bounded(store: PriceStore, bounds: HistoryBounds) -> PriceStore:
+    """The same kind of store, keeping history within ``bounds`` (in the same namespace for Redis)."""
+    if isinstance(store, RedisPriceStore):
+        return RedisPriceStore(store.client, namespace=store.namespace, history=bounds)
+    return MemoryPriceStore(history=bounds)
+
+
+async def test_history_of_a_gone_offer_goes_after_the_retention(store: PriceStore) -> None:
+    bounded = _bounded(store, HistoryBounds(max_entries=10, max_age_s=0.4))
+    await bounded.write_vendor(
+        "js-test", [make_offer(sku="old"), make_offer(sku="kept")], ok_status("js-test")
+    )
+    await bounded.write_vendor("js-test", [make_offer(sku="kept")], ok_status("js-test"))
+    assert [entry.change for entry in await bounded.history("js-test:old")] == ["new", "removed"]
+    deadline = time.monotonic() + 5
+    while await bounded.history("js-test:old"):
+        assert time.monotonic() < deadline, "the removed offer's history outlived its retention"
+        await asyncio.sleep(0.05)
+
+
+async def test_history_drops_entries_older_than_the_retention_but_the_newest(store: PriceStore) -> None:
+    bounded = _bounded(store, HistoryBounds(max_entries=10, max_age_s=0.4))
+    cheap = make_offer(pricing=CardHourPricing(cny_per_card_hour=8.0))
+    dear = make_offer(pricing=CardHourPricing(cny_per_card_hour=9.0))
+    await bounded.write_vendor("js-test", [cheap], ok_status("js-test"))
+    await asyncio.sleep(0.25)
+    await bounded.write_vendor("js-test", [dear], ok_status("js-test"))
+    await asyncio.sleep(0.2)
+    # The first entry was recorded 0.45 s ago, past the 0.4 s retention: gone; the newest (recorded 0.2 s
+    # ago, its key living 0.4 s from then) says the price since when.
+    assert [(entry.change, entry.pricing) for entry in await bounded.history("js-test:4090")] == [
+        ("changed", dear.pricing)
+    ]
