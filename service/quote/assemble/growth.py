@@ -68,7 +68,7 @@ def growth(context: QuoteContext, index: int, cards: int, hours: float) -> Growt
         one_card = float(evaluation.one_card_hours[1, index]) * factor
         grown_hours = one_card / column.speedup(grown).expected
     if index >= tables.offer_count:
-        plan = tables.plans[index - tables.offer_count]
+        plan = tables.plans[index - tables.offer_count].at(grown)
         cost = cheapest_combination(plan, grown, grown_hours).cost_cny
     else:
         billed = billed_hours_of(grown_hours, terms.granularity_hours, terms.min_billed_hours)

@@ -34,10 +34,10 @@ def mixed_line_items(
             description = text(
                 "item_mixed_package",
                 lang,
-                units=combination.units,
+                units=combination.units * package.units,
                 period=text(f"period_{package.period}", lang),
-                unit_cards=plan.unit_cards,
-                price=format_cny(package.cny_per_period),
+                unit_cards=package.unit_cards,
+                price=format_cny(package.vendor_cny_per_period),
                 periods=count,
                 hours=hours_text(count * package.period_hours),
                 offer=offers[package.row].id,

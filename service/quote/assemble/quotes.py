@@ -71,14 +71,14 @@ def _mixed_quote(
 ) -> BuiltQuote:
     """A combined plan's quote: under its longest-period package's offer id, a line per part."""
     tables, evaluation = context.tables, context.evaluation
-    plan, offer = tables.plans[index - tables.offer_count], tables.offers[index]
     cards = evaluation.counts[column]
+    plan, offer = tables.plans[index - tables.offer_count].at(cards), tables.offers[index]
     combination = cheapest_combination(plan, cards, figures.raw_hours_expected)
     billed = combination.billed_hours(plan)
     total = figures.cost_cny.expected
     bill = ExpectedBill(
         units=combination.units,
-        billed_cards=combination.units * plan.unit_cards,
+        billed_cards=combination.billed_cards,
         billed_hours=billed,
         hourly_rate_cny=total / billed,
         cost_cny=figures.bill.cost_cny,

@@ -44,7 +44,10 @@ def plan_cells(
         offers=offers,
         count_at=count_at,
         terms=cell_terms(
-            tables.plan_arrays, np.tile(plan_at, 3), np.tile(cards[count_at], 3), pruning=pruning
+            tables.plan_arrays,
+            np.tile(tables.plan_arrays.slots(plan_at, cards[count_at]), 3),
+            np.tile(cards[count_at], 3),
+            pruning=pruning,
         ),
     )
 

@@ -99,7 +99,8 @@ def _expanded(
 def cell_terms(
     arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, *, pruning: bool = True
 ) -> PlanCells:
-    """``PlanCells`` for the cells of plans ``cell_plan`` at ``cell_cards`` cards (``pruning`` False:
+    """``PlanCells`` for the cells of plans ``cell_plan`` (``PlanArrays.slots``: a row's plan at the
+    cell's count) at ``cell_cards`` cards (``pruning`` False:
     every combination of every cell worked out, the reference the pruned pricing is tested against)."""
     first: IntArray = arrays.starts[cell_plan]
     return PlanCells(

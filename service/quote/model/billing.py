@@ -93,18 +93,15 @@ class ExpectedBill(msgspec.Struct, frozen=True, gc=False):
 def sold_counts(terms: BillingTerms) -> frozenset[int]:
     """The card counts an offer sells, the ones quoted when a request names none.
 
-    Within a machine: powers of two (of the bundle size for bundles) and the machine itself; across
+    Within a machine: every count (every whole number of bundles for bundles) up to the machine; across
     machines (node-hour offers): every whole number of nodes from the minimum to the most nodes (and at
     most ``MAX_CARDS`` cards; the engine quotes up to ``max_plan_cards`` of them), so a budget or a time
-    value can settle on 12 nodes rather than only 8 or 16.
+    value can settle on 3 cards or 12 nodes rather than only on powers of two.
     """
     step = terms.unit_cards if terms.whole_units_only else 1
     largest = min(terms.max_cards, MAX_CARDS)
-    counts = {min(terms.machine_cards, largest)}
-    cards = step
-    while cards <= min(terms.machine_cards, largest):
-        counts.add(cards)
-        cards *= 2
+    within = min(terms.machine_cards, largest)
+    counts = {within, *range(step, within + 1, step)}
     if terms.spans_machines:
         most_nodes = min(terms.max_units, largest // terms.unit_cards)
         counts.update(nodes * terms.unit_cards for nodes in range(max(terms.min_units, 1), most_nodes + 1))

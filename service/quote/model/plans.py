@@ -7,6 +7,12 @@ city, GPU and package size (per card, or per machine of N cards): the packages o
 least two of them. It is quoted under its longest-period package's offer (``MixedPlan.offer_row``);
 the line items name every part.
 
+A vendor selling packages of several unit sizes for one GPU (a whole machine's month and a card's day)
+has one plan row (``PlanRow``) priced per count: for ``n`` cards within the machine, a plan in units of
+``n`` cards, each package at what renting it for ``n`` cards costs (one machine, or ``n`` card packages).
+4,000 card-hours on 8 × 4090 in 800 h: one machine month (¥24,900) plus 3 days × 8 cards (¥2,592) plus 8 h
+× 8 cards at ¥5 (¥320) = ¥27,812, against ¥28,100 for the month plus 80 h of card-hours.
+
 The cheapest combination for ``h`` wall-clock hours on ``n`` cards is found exactly:
 
     cost = units × Σ k_p × period price_p  +  n × card-hour price × billed(h − Σ k_p × period hours_p)
@@ -47,7 +53,7 @@ import numpy.typing as npt
 
 from schemas.offer import PERIOD_HOURS, Offer, TermPeriod
 from service.quote.base.arrays import FloatArray, IntArray
-from service.quote.model.billing import BILLING_TOLERANCE, billed_hours_of, whole_granules_of
+from service.quote.model.billing import BILLING_TOLERANCE, BillingTerms, billed_hours_of, whole_granules_of
 from service.quote.model.pricing import CardHourRate, rule_of
 
 __all__ = [
@@ -56,6 +62,7 @@ __all__ = [
     "MixedPlan",
     "PairTerm",
     "PlanArrays",
+    "PlanRow",
     "build_plans",
     "cheapest_combination",
 ]
@@ -66,7 +73,14 @@ class Package:
     row: int  # the term offer's index among the snapshot's offers
     period: TermPeriod
     period_hours: float
-    cny_per_period: float  # per unit: per card, or per machine
+    cny_per_period: float  # per unit of the plan (``MixedPlan.unit_cards``)
+    unit_cards: int = 1  # cards per package the vendor sells: 1, or a machine's
+    units: int = 1  # packages per unit of the plan: a plan of 3 cards rents 3 card packages or 1 machine
+
+    @property
+    def vendor_cny_per_period(self) -> float:
+        """The vendor's price of one package for one period."""
+        return self.cny_per_period / self.units
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +108,23 @@ class MixedPlan:
         """Every offer the plan combines."""
         hourly = () if self.hourly_row is None else (self.hourly_row,)
         return (*(package.row for package in self.packages), *hourly)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanRow:
+    """A combined plan's row in the tables: the plan each card count is priced by.
+
+    One plan for every count when the packages are of one unit size; with packages of several sizes, one
+    plan per count from 1 to the machine's cards (``plans[n - 1]``), each in units of ``n`` cards.
+    """
+
+    plans: tuple[MixedPlan, ...]
+    offer_row: int  # the offer the row is quoted under: its longest-period package (the larger unit first)
+    rows: tuple[int, ...]  # every offer the row combines
+
+    def at(self, cards: int) -> MixedPlan:
+        """The plan ``cards`` cards are priced by."""
+        return self.plans[min(cards, len(self.plans)) - 1]
 
 
 class PairTerm(IntEnum):
@@ -128,15 +159,16 @@ def _combos(packages: Sequence[Package], best: int, ranked: Sequence[int]) -> tu
 
 
 def _plan(
-    packages: list[Package], hourly: tuple[int, CardHourRate] | None, unit_cards: int
+    packages: list[Package], hourly: tuple[int, CardHourRate] | None, unit_cards: int, *, parts: int = 2
 ) -> MixedPlan | None:
+    """The plan of ``packages`` and ``hourly`` in units of ``unit_cards``, when it has at least ``parts``."""
     if hourly is not None and not all(
         _is_whole_granules(package.period_hours, hourly[1].granularity_hours) for package in packages
     ):
         hourly = None  # a period that is no whole number of granules breaks the exact search
-    if len(packages) + (hourly is not None) < 2:
+    if not packages or len(packages) + (hourly is not None) < parts:
         return None
-    packages.sort(key=lambda package: -package.period_hours)
+    packages.sort(key=lambda package: (-package.period_hours, -package.unit_cards))
     ranked = sorted(
         range(len(packages)),
         key=lambda i: (packages[i].cny_per_period / packages[i].period_hours, -packages[i].period_hours),
@@ -154,9 +186,39 @@ def _plan(
     )
 
 
-def build_plans(offers: Sequence[Offer]) -> tuple[MixedPlan, ...]:
-    """Every combined plan the offers allow, in a stable order (once per snapshot)."""
-    packages: dict[tuple[str, str, str, int], dict[TermPeriod, tuple[float, str, int]]] = {}
+def _per_count_row(
+    chosen: list[Package], hourly: tuple[int, CardHourRate] | None, terms: Sequence[BillingTerms]
+) -> PlanRow | None:
+    """One plan per count for packages of several unit sizes: ``n`` cards rent ``ceil(n / size)`` of each."""
+    rows = (*(package.row for package in chosen), *(() if hourly is None else (hourly[0],)))
+    most_cards = min(terms[row].machine_cards for row in rows)
+    plans = []
+    for cards in range(1, most_cards + 1):
+        at_count = [
+            Package(
+                row=package.row,
+                period=package.period,
+                period_hours=package.period_hours,
+                cny_per_period=-(-cards // package.unit_cards) * package.cny_per_period,
+                unit_cards=package.unit_cards,
+                units=-(-cards // package.unit_cards),
+            )
+            for package in chosen
+        ]
+        plan = _plan(at_count, hourly, unit_cards=cards, parts=1)
+        if plan is None:
+            return None
+        plans.append(plan)
+    if not plans:
+        return None
+    longest = plans[-1].offer_row
+    return PlanRow(plans=tuple(plans), offer_row=longest, rows=tuple(sorted(rows)))
+
+
+def build_plans(offers: Sequence[Offer], terms: Sequence[BillingTerms]) -> tuple[PlanRow, ...]:
+    """Every combined plan row the offers allow, in a stable order (once per snapshot); ``terms``: each
+    offer's billing terms."""
+    packages: dict[tuple[str, str, str], dict[tuple[int, TermPeriod], tuple[float, str, int]]] = {}
     hourly: dict[tuple[str, str, str], tuple[float, str, int, CardHourRate]] = {}
     for index, offer in enumerate(offers):
         rule = rule_of(offer.pricing)
@@ -164,26 +226,38 @@ def build_plans(offers: Sequence[Offer]) -> tuple[MixedPlan, ...]:
         prepaid = rule.package(offer.pricing)
         rate = rule.card_hour_rate(offer.pricing)
         if prepaid is not None:
-            periods = packages.setdefault((*place, prepaid.cards), {})
+            periods = packages.setdefault(place, {})
             candidate = (prepaid.cny_per_period, offer.id, index)
-            if prepaid.period not in periods or candidate < periods[prepaid.period]:
-                periods[prepaid.period] = candidate
+            product = (prepaid.cards, prepaid.period)
+            if product not in periods or candidate < periods[product]:
+                periods[product] = candidate
         elif rate is not None:
             cheaper = (rate.cny_per_card_hour, offer.id, index, rate)
             if place not in hourly or cheaper[:3] < hourly[place][:3]:
                 hourly[place] = cheaper
-    plans = []
-    for key in sorted(packages):
-        chosen = [
-            Package(row=index, period=period, period_hours=PERIOD_HOURS[period], cny_per_period=price)
-            for period, (price, _, index) in packages[key].items()
-        ]
-        card_hour = hourly.get(key[:3])
+    rows = []
+    for place in sorted(packages):
+        card_hour = hourly.get(place)
         card_hour_offer = None if card_hour is None else (card_hour[2], card_hour[3])
-        plan = _plan(chosen, card_hour_offer, unit_cards=key[3])
-        if plan is not None:
-            plans.append(plan)
-    return tuple(plans)
+        sizes = sorted({cards for cards, _ in packages[place]})
+        chosen = [
+            Package(
+                row=index,
+                period=period,
+                period_hours=PERIOD_HOURS[period],
+                cny_per_period=price,
+                unit_cards=cards,
+            )
+            for (cards, period), (price, _, index) in sorted(packages[place].items())
+        ]
+        if len(sizes) > 1:
+            row = _per_count_row(chosen, card_hour_offer, terms)
+        else:
+            plan = _plan(chosen, card_hour_offer, unit_cards=sizes[0])
+            row = None if plan is None else PlanRow(plans=(plan,), offer_row=plan.offer_row, rows=plan.rows)
+        if row is not None:
+            rows.append(row)
+    return tuple(rows)
 
 
 # Keys ``plan × span + whole hours`` stay exact floats and never reach the next plan's (a job's hours
@@ -194,7 +268,9 @@ PAIR_KEY_SPAN = float(2**32)
 @dataclass(frozen=True, slots=True)
 class PlanArrays:
     """Every plan's listed combinations as flat ``(pairs,)`` arrays, each with its plan's terms, plans
-    contiguous (``starts``), for bulk pricing."""
+    contiguous (``starts``), for bulk pricing. The plans are every row's, row after row (``row_first``:
+    each row's first plan, ``row_plans``: how many it has, one per count or one for all); ``slots`` gives
+    the plan of a row at a count."""
 
     starts: IntArray  # (plans,) first pair of each plan; a plan's pairs by covered hours, ascending
     pair_plan: IntArray  # (pairs,) the plan of each pair
@@ -207,9 +283,20 @@ class PlanArrays:
     # plan's last (the combinations that cover at least as many hours), then +inf.
     cover_cost: FloatArray
     plan_unit_cards: FloatArray  # (plans,)
+    row_first: IntArray  # (rows,)
+    row_plans: IntArray  # (rows,)
+
+    def slots(self, plan_rows: IntArray, cards: FloatArray) -> IntArray:
+        """The plan of each of ``plan_rows`` (indices of ``PlanRow``) at ``cards`` (``PlanRow.at``)."""
+        slots: IntArray = self.row_first[plan_rows] + np.minimum(cards, self.row_plans[plan_rows]).astype(
+            np.int64
+        )
+        slots -= 1
+        return slots
 
     @classmethod
-    def build(cls, plans: Sequence[MixedPlan]) -> PlanArrays:
+    def build(cls, rows: Sequence[PlanRow]) -> PlanArrays:
+        plans = [plan for row in rows for plan in row.plans]
         starts: list[int] = []
         pairs: list[tuple[MixedPlan, float, float]] = []
         cover_cost: list[float] = []
@@ -242,6 +329,7 @@ class PlanArrays:
             for plan, hours, cost in pairs
         ]
         has_hourly = np.array([plan.hourly_row is not None for plan, _, _ in pairs], dtype=np.bool_)
+        width = max((len(row.rows) for row in rows), default=1)
         return cls(
             starts=np.array(starts, dtype=np.int64),
             pair_plan=pair_plan,
@@ -249,11 +337,13 @@ class PlanArrays:
             has_hourly=has_hourly,
             every_hourly=bool(has_hourly.all()),
             part_rows=np.array(
-                [[plan.rows[min(i, len(plan.rows) - 1)] for i in range(4)] for plan in plans], dtype=np.int64
-            ).reshape(len(plans), 4),
+                [[row.rows[min(i, len(row.rows) - 1)] for i in range(width)] for row in rows], dtype=np.int64
+            ).reshape(len(rows), width),
             pair_key=pair_plan * PAIR_KEY_SPAN + pair_hours,
             cover_cost=floats(cover_cost),
             plan_unit_cards=floats([plan.unit_cards for plan in plans]),
+            row_first=np.cumsum([0, *(len(row.plans) for row in rows)])[:-1].astype(np.int64),
+            row_plans=np.array([len(row.plans) for row in rows], dtype=np.int64),
         )
 
 
@@ -272,6 +362,7 @@ class Combination:
     units: int
     card_hours_billed: float  # hours billed at the card-hour price (each of the cards)
     cost_cny: float
+    billed_cards: int  # the most cards any part bills: a machine package's whole machine, or the cards
 
     def billed_hours(self, plan: MixedPlan) -> float:
         return _covered(plan, self.package_counts)[0] + self.card_hours_billed
@@ -303,6 +394,15 @@ def cheapest_combination(plan: MixedPlan, cards: int, hours: float) -> Combinati
             counts[plan.best] = int(count)
             parts = sum(1 for k in counts if k) + (billed > 0)
             if chosen is None or (cost, parts) < chosen[:2]:
-                chosen = (cost, parts, Combination(tuple(counts), units, billed, cost))
+                billed_cards = max(
+                    (
+                        units * package.units * package.unit_cards
+                        for package, k in zip(plan.packages, counts, strict=True)
+                        if k
+                    ),
+                    default=cards,
+                )
+                billed_cards = max(billed_cards, cards) if billed > 0 else billed_cards
+                chosen = (cost, parts, Combination(tuple(counts), units, billed, cost, billed_cards))
     assert chosen is not None  # every plan lists at least the empty combination
     return chosen[2]

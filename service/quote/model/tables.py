@@ -10,8 +10,9 @@ summary compare against are resolved here too:
 - ``market_card_hour``: the cheapest card-hour offer for the same GPU anywhere (a term package's
   break-even falls back to it when its vendor sells no card-hours).
 
-Rows past ``offer_count`` are combined plans (``_plans.MixedPlan``: a vendor's term packages plus its
-card-hours), one row each, described by their longest-period package's offer; ``kind_code`` says
+Rows past ``offer_count`` are combined plans (``model.plans.PlanRow``: a vendor's term packages plus its
+card-hours, priced per count when its packages come in several unit sizes), one row each, described by
+their longest-period package's offer; ``kind_code`` says
 ``MIXED_CODE``. ``plan_counts`` and ``sells`` list the card counts each row sells (``sold_counts``), the
 ones quoted when a request names none.
 
@@ -32,7 +33,7 @@ from schemas.offer import Offer, pricing_kind
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.memo import Memos
 from service.quote.model.billing import BillingTerms, sold_counts
-from service.quote.model.plans import MixedPlan, PlanArrays, build_plans
+from service.quote.model.plans import PlanArrays, PlanRow, build_plans
 from service.quote.model.pricing import KIND_CODES, MIXED_CODE, rule_of
 from service.quote.model.scaling import ColumnKey, column_keys
 
@@ -49,7 +50,7 @@ class OfferTables:
     offers: tuple[Offer, ...]  # per row: the offer, or a plan's longest-period package
     terms: tuple[BillingTerms, ...]
     offer_count: int  # rows before this are offers, from it on plans
-    plans: tuple[MixedPlan, ...]
+    plans: tuple[PlanRow, ...]
     plan_arrays: PlanArrays
     plan_counts: tuple[int, ...]  # every count some row sells, ascending
     sells: BoolArray  # (plan_counts, rows)
@@ -139,10 +140,26 @@ def _stock(offer: Offer) -> float:
     return np.inf if offer.available_cards is None else float(offer.available_cards)
 
 
-def _plan_terms(plan: MixedPlan, terms: Sequence[BillingTerms]) -> BillingTerms:
-    """A plan row's limits: what every part it combines can supply."""
+def _plan_terms(row: PlanRow, terms: Sequence[BillingTerms]) -> BillingTerms:
+    """A plan row's limits: what every part it combines can supply (within one machine)."""
+    cards = min(terms[part].machine_cards for part in row.rows)
+    plan = row.plans[-1]
     package = terms[plan.best_row]
-    cards = min(terms[row].machine_cards for row in plan.rows)
+    if len(row.plans) > 1:
+        # Priced per count, in cards: at most what each part supplies in all.
+        most_cards = min(terms[part].most_units * terms[part].unit_cards for part in row.rows)
+        return BillingTerms(
+            unit_cards=1,
+            min_units=1,
+            max_units=cards,
+            whole_units_only=False,
+            unit_rate_cny_per_hour=package.unit_rate_cny_per_hour / package.unit_cards,
+            granularity_hours=package.granularity_hours,
+            min_billed_hours=0.0,
+            machine_cards=cards,
+            spans_machines=False,
+            most_units=most_cards,
+        )
     return BillingTerms(
         unit_cards=package.unit_cards,
         min_units=1,
@@ -168,7 +185,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     """Prepare the snapshot's offers for vectorized evaluation (runs once per snapshot version)."""
     real_offers = tuple(offers)
     offer_terms = [rule_of(offer.pricing).terms(offer.pricing) for offer in real_offers]
-    plans = build_plans(real_offers)
+    plans = build_plans(real_offers, offer_terms)
     plan_ids = [f"{real_offers[plan.offer_row].id}+mixed" for plan in plans]
     offers = real_offers + tuple(real_offers[plan.offer_row] for plan in plans)
     terms = tuple(offer_terms + [_plan_terms(plan, offer_terms) for plan in plans])
