@@ -40,7 +40,13 @@ from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
+from service.quote.evaluate.figures import unknown_hours
+from service.quote.evaluate.judge import limit_rows
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote.model.interruptions import (
+    DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
+    DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
+)
 from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, min_cards
 from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote.model.snapshot import Snapshot
@@ -70,6 +76,10 @@ class QuoteOptions:
     max_plan_cards: int = 512
     # Mbit/s a copy of the data between cities gets (``Settings.cross_city_mbps``; ``_locality``).
     cross_city_mbps: float = DEFAULT_CROSS_CITY_MBPS
+    # GPU-hours between hardware failures (``Settings.gpu_hours_between_failures``), and the range of
+    # spot interruptions per machine-month for offers whose vendor states none (``model.interruptions``).
+    gpu_hours_between_failures: float = DEFAULT_GPU_HOURS_BETWEEN_FAILURES
+    spot_interruptions_per_month: tuple[float, float, float] = DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH
     store_reachable: bool = True
     store_empty: bool = False
     vendors: Sequence[VendorConfig] = ()
@@ -122,10 +132,12 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     eligible = evaluation.runnable[column] & (
         figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
     )
-    if request.deadline_hours is not None:
-        eligible &= cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
-    if request.budget_cny is not None:
-        eligible &= cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
+    hours_row, cost_row = limit_rows(request)
+    with unknown_hours():
+        if request.deadline_hours is not None:
+            eligible &= cents_array(figures[hours_row]) / 100 <= request.deadline_hours
+        if request.budget_cny is not None:
+            eligible &= cents_array(figures[cost_row]) / 100 <= request.budget_cny
     offers = np.flatnonzero(eligible)
     if offers.size == 0:
         return None
@@ -216,6 +228,8 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             cross_node_factor=options.cross_node_factor,
             max_plan_cards=options.max_plan_cards,
             cross_city_mbps=options.cross_city_mbps,
+            gpu_hours_between_failures=options.gpu_hours_between_failures,
+            spot_interruptions_per_month=options.spot_interruptions_per_month,
             fast=options.fast_paths,
         )
 

@@ -26,6 +26,7 @@ class PricedPlans:
     at: IntArray  # (plan cells,) ascending
     parts_at: IntArray  # (plan cells, 4): the products each plan combines, at the same count
     offers: IntArray  # (plan cells,) their rows
+    cards: FloatArray  # (plan cells,) their card counts
     speedup_at: IntArray  # (plan cells,) their flat positions in a (counts, speed-up columns) table
     terms: PlanCells  # the cells once per priced bound, bound by bound (low, expected, high)
 
@@ -42,6 +43,7 @@ def plan_cells(
         at=np.searchsorted(cells, row_base + offers),
         parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
         offers=offers,
+        cards=cards[count_at],
         speedup_at=count_at * len(tables.scaling_keys) + tables.scaling_code[offers],
         terms=cell_terms(
             tables.plan_arrays, np.tile(plan_at, 3), np.tile(cards[count_at], 3), pruning=pruning

@@ -26,6 +26,13 @@ judge the expected figures, and a quote whose high end passes them says so.
 
 The one-card column is always evaluated, asked for or not, so the summary can say what a single card
 would cost and take.
+
+Interruptions (``model.interruptions``: failing hardware, spot capacity taken back) leave the low and
+expected bounds alone: the high end's hours add a bad-luck count of them, each the work since the last
+checkpoint and a restart, and its cost is billed on those hours. A limit judged on the high end
+(``deadline_confidence``, ``budget_confidence``), or any limit (its plans with no risk of passing it are
+told apart: ``high_ok``), reads the high end of every candidate, so then it is billed for every cell
+(``figures.high_everywhere``) rather than for the returned quotes alone.
 """
 
 from __future__ import annotations
@@ -47,13 +54,20 @@ from service.quote.evaluate.figures import (
     bill,
     bounds_at,
     fees_per_offer,
+    high_everywhere,
     price_plan_cells,
 )
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import judge, per_cell
 from service.quote.evaluate.layout import cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
+from service.quote.evaluate.losses import loss_terms, reads_every_high_end
 from service.quote.jobs import AskedFor, CandidateRows
+from service.quote.model.interruptions import (
+    DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
+    DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
+    LossTerms,
+)
 from service.quote.model.memory import min_cards
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
@@ -89,6 +103,10 @@ class Evaluation(msgspec.Struct, frozen=True):
     used_stale: bool
     excluded: Excluded
     bounds: BoundTerms  # what the low and high bounds of the returned cells are billed from
+    losses: LossTerms  # what interrupts each candidate, and what an interruption adds to its hours
+    # (cells,) the high end within every limit (None without a deadline or budget): plans with no risk
+    # of passing them (``judge``)
+    high_ok: BoolArray | None = None
     remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
 
     @property
@@ -120,7 +138,7 @@ class Evaluation(msgspec.Struct, frozen=True):
         high and low speed-ups the caller gathered as ``speedups``."""
         cells = self.cell_at(columns, offers)
         figures: FloatArray = self.figures.take(cells, axis=1)
-        bounds_at(tables, self.bounds, figures, cells, offers, speedups)
+        bounds_at(tables, self.bounds, figures, cells, offers, speedups, self.cards.take(columns))
         return figures
 
     def offers_qualifying(self) -> BoolArray:
@@ -138,6 +156,11 @@ class Evaluation(msgspec.Struct, frozen=True):
     def cost_expected(self) -> FloatArray:
         cost: FloatArray = self.figures[Figure.COST_EXPECTED]
         return cost
+
+    def limit_figures(self, request_rows: tuple[Figure, Figure]) -> tuple[FloatArray, FloatArray]:
+        """``(cells,)`` hours and cost as the request's limits judge them (``judge.limit_rows``)."""
+        hours_row, cost_row = request_rows
+        return self.figures[hours_row], self.figures[cost_row]
 
 
 def _conversion(
@@ -198,6 +221,8 @@ def evaluate(
     cross_node_factor: float,
     cross_city_mbps: float = 500.0,
     max_plan_cards: int = 512,
+    gpu_hours_between_failures: float = DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
+    spot_interruptions_per_month: tuple[float, float, float] = DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
     fast: FastPaths = _ALL_FAST,
 ) -> Evaluation:
     request = resolved.request
@@ -218,7 +243,7 @@ def evaluate(
         tables,
         resolved.job,
         AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards),
-        CandidateRows(matching, fewest_cards, one_card_hours[1]),
+        CandidateRows(matching, fewest_cards, one_card_hours[1], one_card_hours[2]),
         rule,
         fast,
     )
@@ -229,7 +254,9 @@ def evaluate(
     extra_hours = None
     if workload.dataset_gb and remote.any():
         extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
-    figures = bill(tables, layout, one_card_hours, speedups, extra_hours)
+    losses = loss_terms(tables, resolved, gpu_hours_between_failures, spot_interruptions_per_month)
+    billed_losses = losses if losses.lost_hours > 0 else None
+    figures = bill(tables, layout, one_card_hours, speedups, extra_hours, billed_losses)
     requested = layout.requested
     plan_cells, plan_costs = _NO_CELLS, _NO_COSTS
     if layout.plans is not None:
@@ -237,12 +264,29 @@ def evaluate(
         # quoted only where it beats every product it combines on its own.
         plan_cells = layout.plans.at
         keep, plan_costs = price_plan_cells(
-            tables, layout.plans, figures, speedups, (one_card_hours, extra_hours)
+            tables, layout.plans, figures, speedups, (one_card_hours, extra_hours), billed_losses
         )
         requested = requested.copy()
         requested[plan_cells] &= keep
     fees = fees_per_offer(tables, remote, workload.dataset_gb)
     add_data_fees(figures, layout.cell_offer, fees, every_bound=layout.bounds_up_front)
+    bounds = BoundTerms(
+        billed=layout.bounds_up_front,
+        one_card_hours=one_card_hours,
+        extra_hours=extra_hours,
+        fees=fees,
+        plan_cells=plan_cells,
+        plan_costs=plan_costs,
+        losses=billed_losses,
+    )
+    if reads_every_high_end(request):
+        high_everywhere(
+            tables,
+            bounds,
+            figures,
+            (layout.cells, layout.cell_offer, layout.cell_cards),
+            layout.low_speedups(scaling),
+        )
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
     cell_offer = layout.cell_offer
@@ -250,7 +294,7 @@ def evaluate(
     if fewest_cards.max(initial=1.0) > layout.cards[0]:
         holds = layout.cell_cards >= fewest_cards.take(cell_offer)
         memory_ok = holds if memory_ok is None else memory_ok & holds
-    runnable, qualifying, used_stale, excluded = judge(
+    runnable, qualifying, used_stale, excluded, high_ok = judge(
         request,
         figures,
         requested,
@@ -278,13 +322,8 @@ def evaluate(
         qualifying=qualifying,
         used_stale=used_stale,
         excluded=excluded,
-        bounds=BoundTerms(
-            billed=layout.bounds_up_front,
-            one_card_hours=one_card_hours,
-            extra_hours=extra_hours,
-            fees=fees,
-            plan_cells=plan_cells,
-            plan_costs=plan_costs,
-        ),
+        bounds=bounds,
+        losses=losses,
+        high_ok=high_ok,
         remote=remote,
     )

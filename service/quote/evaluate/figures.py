@@ -17,6 +17,7 @@ follows the cells a response can read, not the (counts × rows) grid.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import NamedTuple
 
 import msgspec
 import numpy as np
@@ -26,15 +27,18 @@ from service.quote.evaluate.combined import PricedPlans, price_plans
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.evaluate.locality import data_fees
 from service.quote.model.billing import billed_hours
+from service.quote.model.interruptions import LossTerms
 from service.quote.model.tables import OfferTables
 
 __all__ = [
     "BoundTerms",
+    "CellLosses",
     "Figure",
     "add_data_fees",
     "bill",
     "bounds_at",
     "fees_per_offer",
+    "high_everywhere",
     "price_plan_cells",
     "unknown_hours",
 ]
@@ -74,12 +78,34 @@ def unknown_hours() -> np.errstate:
     return np.errstate(over="ignore", invalid="ignore")
 
 
+class CellLosses(NamedTuple):
+    """The interruptions of some cells: what interrupts them (``LossTerms``), their cards (per cell, or
+    ``(counts, 1)`` against every row) and their rows (None: every row)."""
+
+    terms: LossTerms
+    cards: FloatArray
+    rows: IntArray | None
+
+    def add_to(self, high_hours: FloatArray) -> None:
+        """The high end's hours (the compute hours, before any copy wait) with its interruptions added."""
+        high_hours += self.terms.added_hours(high_hours, self.cards, self.rows)
+
+
 def _hours(
-    one_card_hours: FloatArray, speedups: FloatArray, extra_hours: FloatArray | None, *, out: FloatArray
+    one_card_hours: FloatArray,
+    speedups: FloatArray,
+    extra_hours: FloatArray | None,
+    *,
+    out: FloatArray,
+    losses: CellLosses | None = None,
 ) -> None:
-    """Wall-clock hours into ``out``: the one-card hours over the speed-up, plus the wait for data
-    copied from another city (not shortened by more cards)."""
+    """Wall-clock hours into ``out``: the one-card hours over the speed-up, with ``losses`` the hours a
+    high end loses to interruptions, plus the wait for data copied from another city (not shortened by
+    more cards, and no job runs to be interrupted). Every bound of every path goes through here, in this
+    order, so every path gives the same floats."""
     np.divide(one_card_hours, speedups, out=out)
+    if losses is not None:
+        losses.add_to(out)
     if extra_hours is not None:
         out += extra_hours
 
@@ -90,13 +116,22 @@ def _bill_cells(
     speedups: FloatArray,
     extra_hours: FloatArray | None,
     terms: tuple[FloatArray, FloatArray, FloatArray],
+    losses: CellLosses | None,
 ) -> None:
     """Every bound's hours, the billed hours and the cost bounds of some cells into ``out``, rows
     ``HOURS_LOW`` to ``COST_HIGH`` (``speedups``: high / expected / low, the order the hours bounds divide
-    by); ``terms``: the granularity, the minimum billed hours and the hourly rate."""
+    by); ``terms``: the granularity, the minimum billed hours and the hourly rate; ``losses``: the high
+    end's interruptions."""
     granularity_hours, min_billed_hours, hourly_rate = terms
     hours = out[:_BILLED]
-    _hours(one_card_hours, speedups, extra_hours, out=hours)
+    for bound in range(3):
+        _hours(
+            one_card_hours[bound],
+            speedups[bound],
+            extra_hours,
+            out=hours[bound],
+            losses=losses if bound == 2 else None,
+        )
     # The cost rows hold the billed hours until multiplied by the rate.
     billed = billed_hours(hours, granularity_hours, min_billed_hours, out=out[_BILLED + 1 :])
     out[_BILLED] = billed[1]
@@ -109,6 +144,7 @@ def bill(
     one_card_hours: FloatArray,
     speedups: GatheredSpeedups,
     extra_hours: FloatArray | None,
+    losses: LossTerms | None,
 ) -> FloatArray:
     """The figures of every cell the layout bills, ``(Figure, cells)`` (``_layout``): the dense counts'
     whole rows billed row by row, then the few needed cells of the other counts one by one; the low and
@@ -126,6 +162,7 @@ def bill(
             speedups.every_bound,
             extra_hours,
             (tables.granularity_hours, tables.min_billed_hours, rate.reshape(dense_shape)),
+            None if losses is None else CellLosses(losses, layout.cards[:, None], None),
         )
         return figures
     hours, billed = figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS]
@@ -153,10 +190,12 @@ def price_plan_cells(
     figures: FloatArray,
     speedups: GatheredSpeedups,
     rows: tuple[FloatArray, FloatArray | None],
+    losses: LossTerms | None,
 ) -> tuple[BoolArray, FloatArray]:
     """The combined plans' cells priced at each bound's hours (``_candidates.price_plans``), their costs
     written where ``figures`` bills them; ``rows``: the one-card hours and the copy's extra hours per
-    offer. Returns whether each plan is quoted and its low and high costs (``(2, plan cells)``)."""
+    offer; ``losses``: the high end's interruptions. Returns whether each plan is quoted and its low and
+    high costs (``(2, plan cells)``)."""
     one_card_hours, extra_hours = rows
     expected_cost = figures[Figure.COST_EXPECTED]
     if speedups.every_bound is not None:
@@ -165,7 +204,8 @@ def price_plan_cells(
     else:
         hours = np.empty((3, plans.at.size))
         high_low = (speedups.plans[0], speedups.plans[1])
-        _bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2])
+        cell_losses = None if losses is None else CellLosses(losses, plans.cards, plans.offers)
+        _bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2], losses=cell_losses)
         figures[Figure.HOURS_EXPECTED].take(plans.at, out=hours[1])
         keep, costs = price_plans(tables, plans, hours, expected_cost)
         expected_cost[plans.at] = costs[1]
@@ -221,14 +261,15 @@ def _bound_hours(
     extra_hours: FloatArray | None,
     *,
     out: FloatArray,
+    losses: CellLosses | None,
 ) -> None:
     """The low and high hours of the cells of ``offers`` into ``out`` (``(2, cells)``; ``speedups``:
     theirs, high and low: the fewest hours divide by the highest speed-up, the most by the lowest), as
-    ``bill`` works out the expected ones."""
+    ``bill`` works out the expected ones; ``losses``: the high end's interruptions."""
     extra = None if extra_hours is None else extra_hours.take(offers)
     bounds = one_card_hours[::2].take(offers, axis=1)
     _hours(bounds[0], speedups[0], extra, out=out[0])
-    _hours(bounds[1], speedups[1], extra, out=out[1])
+    _hours(bounds[1], speedups[1], extra, out=out[1], losses=losses)
 
 
 class BoundTerms(msgspec.Struct, frozen=True):
@@ -240,6 +281,7 @@ class BoundTerms(msgspec.Struct, frozen=True):
     fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
     plan_cells: IntArray  # (plan cells,) the combined plans' cells priced, ascending
     plan_costs: FloatArray  # (2, plan cells) their low and high costs (``price_plan_cells``)
+    losses: LossTerms | None  # what the high end loses to interruptions; None: nothing (serving)
 
 
 def bounds_at(
@@ -249,23 +291,75 @@ def bounds_at(
     cells: IntArray,
     offers: IntArray,
     speedups: tuple[FloatArray, FloatArray],
+    cards: FloatArray,
 ) -> None:
     """Bill the low and high bounds into ``figures`` (``(Figure, cells)``, gathered for some billed
-    ``cells`` of ``offers``, whose high and low speed-ups ``speedups`` are given) as ``bill``,
-    ``price_plan_cells`` and ``add_data_fees`` bill the expected one: element by element, the same
-    arithmetic, so the same floats."""
+    ``cells`` of ``offers`` at ``cards`` cards, whose high and low speed-ups ``speedups`` are given) as
+    ``bill``, ``price_plan_cells`` and ``add_data_fees`` bill the expected one: element by element, the
+    same arithmetic, so the same floats."""
     if terms.billed:
         return
     hours = figures[_HOURS_BOUNDS]
-    _bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours)
-    cost = figures[_COST_BOUNDS]
+    losses = None if terms.losses is None else CellLosses(terms.losses, cards, offers)
+    with unknown_hours():
+        _bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours, losses=losses)
+    _bill_bounds(
+        tables, terms, figures[_COST_BOUNDS], hours, figures[Figure.HOURLY_RATE_CNY], (cells, offers)
+    )
+
+
+def _bill_bounds(
+    tables: OfferTables,
+    terms: BoundTerms,
+    cost: FloatArray,
+    hours: FloatArray,
+    hourly_rate: FloatArray,
+    cells_of: tuple[IntArray, IntArray],
+) -> None:
+    """The costs of some bounds' ``hours`` (the cells ``cells_of`` of their offers) into ``cost``, as
+    ``bill``, ``price_plan_cells`` and ``add_data_fees`` bill them: billed hours times the rate, a
+    combined plan's cheapest combination, the data fees."""
+    cells, offers = cells_of
     billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
-    cost *= figures[Figure.HOURLY_RATE_CNY]
-    plan = [at for at, offer in enumerate(offers.tolist()) if offer >= tables.offer_count]
-    if plan:
-        # Combined plans: the cheapest combination for each bound's hours, priced with the others.
-        cost[:, plan] = terms.plan_costs[:, np.searchsorted(terms.plan_cells, cells[plan])]
+    cost *= hourly_rate
+    plan = np.flatnonzero(offers >= tables.offer_count)
+    if plan.size:
+        # Combined plans: the cheapest combination for each bound's hours, priced with the others (a
+        # plan's cells no response reads are not priced, and never quoted).
+        at = np.searchsorted(terms.plan_cells, cells[plan])
+        priced = at < terms.plan_cells.size
+        priced[priced] = terms.plan_cells[at[priced]] == cells[plan[priced]]
+        found = terms.plan_costs[:, at[priced]]
+        cost[..., plan[priced]] = found if cost.ndim == 2 else found[1]
     if terms.fees is not None:
         storage_per_hour, traffic = terms.fees
         with unknown_hours():
             cost += storage_per_hour.take(offers) * hours + traffic.take(offers)
+
+
+def high_everywhere(
+    tables: OfferTables,
+    terms: BoundTerms,
+    figures: FloatArray,
+    cells: tuple[IntArray, IntArray, FloatArray],
+    low_speedups: FloatArray,
+) -> None:
+    """The high end's hours and cost of every billed cell (``cells``: their positions, offers and cards;
+    ``low_speedups``: theirs) into ``figures``, as ``bounds_at`` bills it for the returned ones: what a
+    limit judged on the high end (and the safe plan) reads, when the layout did not bill it up front."""
+    if terms.billed:
+        return
+    positions, offers, cards = cells
+    hours = figures[Figure.HOURS_HIGH]
+    losses = None if terms.losses is None else CellLosses(terms.losses, cards, offers)
+    extra = None if terms.extra_hours is None else terms.extra_hours.take(offers)
+    with unknown_hours():
+        _hours(terms.one_card_hours[2].take(offers), low_speedups, extra, out=hours, losses=losses)
+        _bill_bounds(
+            tables,
+            terms,
+            figures[Figure.COST_HIGH],
+            hours,
+            figures[Figure.HOURLY_RATE_CNY],
+            (positions, offers),
+        )

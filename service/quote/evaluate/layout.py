@@ -92,6 +92,12 @@ class Layout:
         """The speed-ups ``rule`` gives (``tables``: the layout's) gathered per cell."""
         return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(rule.columns(tables, self.counts)))
 
+    def low_speedups(self, scaling: ScalingColumns) -> FloatArray:
+        """Every billed cell's low speed-up (what its high end divides by), in cell order."""
+        low = scaling.low
+        dense = np.take(low[: self.dense], scaling.code, axis=1).ravel()
+        return np.concatenate((dense, low.take(self.sparse_speedup_at)))
+
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
         table = scaling.expected
         return GatheredSpeedups(

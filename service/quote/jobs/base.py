@@ -153,11 +153,12 @@ class AskedFor(msgspec.Struct, frozen=True, gc=False):
 
 class CandidateRows(msgspec.Struct, frozen=True):
     """Per row ``(rows,)``, what choosing a job's candidates may read: whether the row matches the
-    request's filters, the fewest cards holding the model, the expected hours on one card."""
+    request's filters, the fewest cards holding the model, the expected and the high hours on one card."""
 
     matching: BoolArray
     fewest_cards: FloatArray
     one_card_hours: FloatArray
+    one_card_hours_high: FloatArray
 
 
 class JobKind(ABC):
@@ -167,6 +168,12 @@ class JobKind(ABC):
     # More cards shorten the job: its hours are on one card (and convert between GPU models), and a
     # quote on several cards says how they scale. Otherwise they are the job's own wall-clock hours.
     shortened_by_cards: ClassVar[bool]
+    # An interruption loses the work since the last checkpoint and lengthens the job (a batch job);
+    # otherwise it only takes a replica down for a restart (serving: the hours are wall-clock).
+    loses_work: ClassVar[bool]
+    # Quoted on spot capacity when the request leaves ``allow_spot`` out: a job that resumes from its
+    # checkpoints is, one whose users wait on it is not.
+    spot_by_default: ClassVar[bool]
 
     @abstractmethod
     def job(self, workload: Workload) -> Job:
@@ -187,6 +194,11 @@ class JobKind(ABC):
         fast: FastPaths,
     ) -> Candidates:
         """The candidates the job is quoted at."""
+
+    def replica_cards(self, tables: OfferTables, fewest_cards: FloatArray) -> FloatArray | None:
+        """``(rows,)``: the cards one replica takes on each row, for a job served as replicas; None else."""
+        del tables, fewest_cards
+        return None
 
     def check_counts(
         self,

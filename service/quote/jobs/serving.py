@@ -159,6 +159,8 @@ class ReplicaPlacement(Candidates, frozen=True, gc=False):
 class ServingJob(JobKind):
     kind = "serving"
     shortened_by_cards = False
+    loses_work = False
+    spot_by_default = False
 
     def job(self, workload: Workload) -> Job:
         if workload.gpu_hours is not None:
@@ -177,6 +179,13 @@ class ServingJob(JobKind):
                 "workload.reference_gpu",
                 "serving hours are wall-clock hours on any GPU: there is nothing to convert, leave it out",
             )
+        for name in ("checkpoint_interval_h", "checkpoint_minutes"):
+            if getattr(workload, name) is not None:
+                raise InvalidRequest(
+                    f"workload.{name}",
+                    "a serving job keeps no checkpoints: an interrupted replica reloads the model "
+                    "(workload.restart_minutes says how long that takes)",
+                )
         return Job(kind="serving", hours=workload.hours, task="inference", replicas=workload.replicas)
 
     def speedups(self, request: QuoteRequest, curve: ScalingCurve, operator_factor: float) -> SpeedupRule:
@@ -205,6 +214,9 @@ class ServingJob(JobKind):
             fewest_cards=ArrayKey(rows.fewest_cards),
             matching=ArrayKey(rows.matching),
         )
+
+    def replica_cards(self, tables: OfferTables, fewest_cards: FloatArray) -> FloatArray:
+        return serving_layout(tables, fewest_cards).replica_cards
 
     def check_counts(
         self,
