@@ -55,7 +55,7 @@ from service.quote.nearest import nothing_fits_summary
 from service.quote.prose.names import ProseNames, gpu_name
 from service.quote.prose.summary import quote_summary
 from service.quote.prose.texts import Message, join_text, number_text, said
-from service.quote.rank import CandidateKeys, pick
+from service.quote.rank import CandidateKeys, Picks, first_among, pick, rank_of
 from service.quote.resolve import ResolvedRequest, resolve_request
 
 __all__ = ["QuoteOptions", "build_quote"]
@@ -167,6 +167,29 @@ def _add_single_card(
     return len(chosen) - 1
 
 
+def _safe_position(
+    keys: CandidateKeys,
+    picks: Picks,
+    evaluation: Evaluation,
+    tables: OfferTables,
+    request: QuoteRequest,
+    top_k: bool,
+) -> int | None:
+    """When the recommendation has a risk (its high end past a limit, spot capacity): the position in
+    ``keys`` of the top of the same ranking among the candidates without any, or None (no risk, or no
+    candidate without one). ``keys`` are the qualifying cells' in cell order."""
+    qualifying = np.flatnonzero(evaluation.qualifying)
+    cell = qualifying[picks.recommended]
+    high_ok = evaluation.high_ok
+    spot = tables.interruptible
+    if not spot[evaluation.cell_offer[cell]] and (high_ok is None or high_ok[cell]):
+        return None
+    safe = ~spot.take(evaluation.cell_offer.take(qualifying))
+    if high_ok is not None:
+        safe &= high_ok.take(qualifying)
+    return first_among(keys, safe, request.rank_by, top_k=top_k)
+
+
 def _prose_names(snapshot: Snapshot, options: QuoteOptions, lang: Lang) -> ProseNames:
     """Vendor display names in ``lang``: the configured ``name_zh`` in Chinese, else the stored name;
     the same for every request on one snapshot with one vendor list, so kept on the snapshot (by the
@@ -264,11 +287,16 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
             memory=memory,
         )
 
-    picks = pick(keys, request.rank_by, request.limit, top_k=options.fast_paths.top_k)
-    ranked = sorted(picks.ranks, key=picks.ranks.__getitem__)
+    top_k = options.fast_paths.top_k
+    picks = pick(keys, request.rank_by, request.limit, top_k=top_k)
+    ranks = dict(picks.ranks)
+    safe_at = _safe_position(keys, picks, evaluation, tables, request, top_k)
+    if safe_at is not None and safe_at not in ranks:
+        ranks[safe_at] = rank_of(keys, request.rank_by, safe_at, top_k=top_k)
+    ranked = sorted(ranks, key=ranks.__getitem__)
     # (offer, count column, rank) of each, the grid positions split in one call rather than one per quote.
     columns, offers = np.divmod(keys.positions[ranked], keys.offers)
-    chosen = list(zip(offers.tolist(), columns.tolist(), map(picks.ranks.__getitem__, ranked), strict=True))
+    chosen = list(zip(offers.tolist(), columns.tolist(), map(ranks.__getitem__, ranked), strict=True))
     single_at = _add_single_card(chosen, evaluation, tables, request)
     context = QuoteContext(
         tables=tables,
@@ -287,11 +315,13 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     quotes = structs[: len(ranked)]
     single = None if single_at is None else structs[single_at]
     matching_min_cards = evaluation.min_cards[evaluation.matching]
+    safe = None if safe_at is None else built[safe_at].quote
     summary = quote_summary(
         recommended=built[picks.recommended].quote,
         recommended_warnings=built[picks.recommended].warnings,
         fastest=built[picks.fastest].quote,
         single=single,
+        safe=safe,
         quotes=quotes,
         response_warnings=warnings,
         names=names,
@@ -309,4 +339,5 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
         recommended=built[picks.recommended].quote.id,
         warnings=[message.text for message in warnings],
         memory=memory,
+        safe=None if safe is None else safe.id,
     )

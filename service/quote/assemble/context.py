@@ -14,6 +14,7 @@ import msgspec
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Lang
+from service.quote.base.arrays import FloatArray
 from service.quote.base.memo import Memos, MemoSlot, memoized
 from service.quote.evaluate.evaluation import Evaluation
 from service.quote.model.tables import OfferTables
@@ -40,6 +41,16 @@ class QuoteContext(msgspec.Struct, frozen=True):
         """Message ``key`` with no fields, in the response's language."""
         return _word(key, self.lang)
 
+    def replica_cards(self) -> FloatArray | None:
+        """``(rows,)`` the cards one replica takes on each row, for a job served as replicas; None else
+        (worked out once per response)."""
+        memo = _REPLICA_CARDS.of(self.memos)
+        found = memo.lookup(0)
+        if found is None:
+            cards = self.resolved.kind.replica_cards(self.tables, self.evaluation.min_cards)
+            found = memo.keep(0, (cards,))
+        return found[0]
+
     def stale_warning(self, fetched_at: datetime) -> Message:
         """The stale-price warning of an offer fetched at ``fetched_at``."""
         memo = _STALE.of(self.memos)
@@ -50,6 +61,8 @@ class QuoteContext(msgspec.Struct, frozen=True):
         return _stale_warning(age, self.price_max_age_s, self.lang)
 
 
+# The cards per replica of this response's rows (one entry), kept as a tuple: its value may be None.
+_REPLICA_CARDS: MemoSlot[int, tuple[FloatArray | None]] = MemoSlot("replica cards", size=1)
 # The stale-price warning by the offer's fetch time.
 _STALE: MemoSlot[datetime, Message] = MemoSlot("stale warnings", size=64)
 

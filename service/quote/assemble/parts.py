@@ -63,6 +63,7 @@ class OfferParts:
             "pricing": pricing_kind(pricing),
             "price_fetched_at": offer.fetched_at,
             "label": offer.label,
+            "spot": tables.terms[index].interruptible,
         }
         self.gpu_name = gpu_name(offer.gpu, catalog)
         self.price_text = format_cny(headline_price_cny(offer.pricing))

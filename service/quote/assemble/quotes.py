@@ -7,9 +7,11 @@ warnings from ``warnings``, then the derivation notes and data fees from ``notes
 with its warnings as ``Message``s, so the summary picks among them by message id.
 
 Ranges: hours low/expected/high come from speed-up high/expected/low; each bound's cost is billed on its
-own hours (rounded up to the granularity), so the cost range is as honest as the time range. Hours
-converted from another GPU model carry the conversion's range as well, and a warning naming where it
-comes from: the catalog's sources or the caller's measured ratio.
+own hours (rounded up to the granularity), so the cost range is as honest as the time range, and the
+high end includes a bad-luck count of interruptions (``interruptions``). Hours converted from another
+GPU model carry the conversion's range as well, and a warning naming where it comes from: the catalog's
+sources or the caller's measured ratio. A spot quote's compute line says it is spot / interruptible, and
+every quote lists its risks: a high end past the deadline or budget, spot capacity.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from typing import NamedTuple
 
 import msgspec
 
-from schemas.quote import LineItem, Quote
+from schemas.quote import LineItem, Quote, QuoteRequest, Risk
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures, gather_figures
+from service.quote.assemble.interruptions import quote_interruptions
 from service.quote.assemble.lines import mixed_line_items
 from service.quote.assemble.notes import fee_items, quote_notes
 from service.quote.assemble.parts import offer_parts
@@ -44,6 +47,26 @@ class BuiltQuote(NamedTuple):
 def quote_id(offer_id: str, cards: int) -> str:
     """``<offer id>@<cards>``: stable for the same offer and card count."""
     return f"{offer_id}@{cards}"
+
+
+def _risks(request: QuoteRequest, figures: QuoteFigures, spot: bool) -> list[Risk]:
+    """What can go wrong with the quote: its high end past the deadline or the budget, spot capacity."""
+    risks: list[Risk] = []
+    if request.deadline_hours is not None and figures.hours.high > request.deadline_hours:
+        risks.append("deadline")
+    if request.budget_cny is not None and figures.cost_cny.high > request.budget_cny:
+        risks.append("budget")
+    if spot:
+        risks.append("spot")
+    return risks
+
+
+def _spot_lines(context: QuoteContext, breakdown: list[LineItem]) -> list[LineItem]:
+    """The line items of a spot quote: its compute line says the capacity is spot / interruptible."""
+    label = context.word("item_spot")
+    at = next(i for i, item in enumerate(breakdown) if item.kind == "compute")
+    labelled = msgspec.structs.replace(breakdown[at], description=label + breakdown[at].description)
+    return [*breakdown[:at], labelled, *breakdown[at + 1 :]]
 
 
 def _with_notes(
@@ -80,6 +103,7 @@ def _mixed_quote(
         hourly_rate_cny=total / billed,
         cost_cny=figures.bill.cost_cny,
     )
+    interruptions = quote_interruptions(context, index, cards, figures)
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -90,7 +114,9 @@ def _mixed_quote(
         mixed_line_items(
             plan, tables.offers, cards, combination, total, context.lang, gpu_name(offer.gpu, context.catalog)
         ),
-        quote_warnings(context, index, cards, msgspec.structs.replace(figures, bill=bill)),
+        quote_warnings(
+            context, index, cards, msgspec.structs.replace(figures, bill=bill), interruptions.warnings
+        ),
     )
     quote = Quote(
         id=quote_id(f"{offer.id}+mixed", cards),
@@ -109,6 +135,8 @@ def _mixed_quote(
         warnings=[message.text for message in warnings],
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
+        interruptions=interruptions.figures,
+        risks=_risks(context.resolved.request, figures, spot=False),
     )
     return BuiltQuote(quote, warnings)
 
@@ -123,6 +151,9 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     cards, expected = evaluation.counts[column], figures.bill
     nodes = expected.units if tables.terms[index].spans_machines else 1
     sheet = LineSheet(cards, expected, figures.cost_cny.expected, figures.raw_hours_expected)
+    spot = tables.terms[index].interruptible
+    lines = parts.writer(context.lang).items(sheet)
+    interruptions = quote_interruptions(context, index, cards, figures)
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -130,8 +161,8 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         cards,
         nodes,
         figures,
-        parts.writer(context.lang).items(sheet),
-        quote_warnings(context, index, cards, figures),
+        _spot_lines(context, lines) if spot else lines,
+        quote_warnings(context, index, cards, figures, interruptions.warnings),
     )
     quote = Quote(
         **parts.quote_fields,
@@ -150,6 +181,8 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         warnings=[message.text for message in warnings],
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
+        interruptions=interruptions.figures,
+        risks=_risks(context.resolved.request, figures, spot),
     )
     return BuiltQuote(quote, warnings)
 

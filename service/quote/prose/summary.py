@@ -4,6 +4,11 @@ It says, in this order:
 
 1. the recommendation with its time and cost ranges; when it (or another option the paragraph names)
    uses an illustrative reference price, this first sentence says so, since a person may act on it alone;
+   so it does when the recommendation has a risk (``Quote.risks``: its high end past the deadline or the
+   budget, spot capacity), with the best plan without it and what that costs more ("¥20 more removes the
+   risk"). Every option named says when it is spot / interruptible, and, when its interruptions cost 1 %
+   of its hours or more, the hours they add next to its own ("plus about 15 h for 20 expected
+   interruptions");
 2. what a single card would cost and take against the fastest option, once: no comparison of an option
    with itself, no "0 h sooner"; the single card must meet the deadline and budget and be billed for one
    card (or one machine rented as a unit), else the comparison is left out and only the fastest is named;
@@ -23,20 +28,40 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from schemas.offer import PERIOD_HOURS
-from schemas.quote import Lang, Quote, QuoteRequest, Range
+from schemas.quote import Interruptions, Lang, Quote, QuoteRequest, Range
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.base.memo import memoized
 from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
-from service.quote.prose.texts import Message, hours_text, join_text, number_text, partial_text, text
+from service.quote.prose.texts import (
+    Message,
+    hours_text,
+    join_text,
+    number_text,
+    partial_text,
+    significant_text,
+    text,
+)
 
-__all__ = ["BREAK_EVEN_FACTOR", "quote_summary"]
+__all__ = ["BREAK_EVEN_FACTOR", "MATERIAL_SHARE", "interruptions_told", "quote_summary"]
 
 BREAK_EVEN_FACTOR = 2.0
 """A package's break-even is told when the job's hours per period are within this factor of it."""
 
+MATERIAL_SHARE = 0.01
+"""Interruptions whose hours lost are at least this share of a job's expected hours are told beside
+its figures (in the summary and a warning of its own)."""
+
 # Quote warnings the caveats leave out (the paragraph already carries them), and those told first.
 _LIMIT_WARNINGS = ("warn_deadline", "warn_budget")
+
+
+def interruptions_told(hours_expected: float, interruptions: Interruptions | None) -> bool:
+    """Whether a quote's interruptions are material to it (their hours at least ``MATERIAL_SHARE`` of its
+    expected hours, as the response shows both); a serving replica's time down never lengthens a job."""
+    if interruptions is None or interruptions.replica_down_share is not None:
+        return False
+    return hours_expected > 0 and interruptions.hours_lost >= MATERIAL_SHARE * hours_expected
 
 
 def _span(values: Range, unit: str, *, money: bool, lang: Lang) -> tuple[str, str]:
@@ -58,26 +83,80 @@ def _option(quote: Quote, names: ProseNames) -> str:
         names.place(quote.city),
         None if quote.city == quote.region else names.place(quote.region),
         quote.pricing,
+        quote.spot,
         lang,
     )
+    lost = ""
+    interruptions = quote.interruptions
+    if interruptions is not None and interruptions_told(quote.hours.expected, interruptions):
+        count = significant_text(interruptions.expected)
+        lost = text("option_lost", lang, hours=hours_text(interruptions.hours_lost), count=count)
     return template.format(
-        cards=quote.cards, hours=hours, hours_range=hours_range, cost=cost, cost_range=cost_range
+        cards=quote.cards, hours=hours, hours_range=hours_range, lost=lost, cost=cost, cost_range=cost_range
     )
 
 
 @memoized(1024)
-def _option_template(gpu: str, vendor: str, city: str, region: str | None, pricing: str, lang: Lang) -> str:
+def _option_template(
+    gpu: str, vendor: str, city: str, region: str | None, pricing: str, spot: bool, lang: Lang
+) -> str:
     """An option's sentence with its names written in (the same for every job on one offer), leaving the
     cards and the job's figures to fill in."""
+    billed = text(f"pricing_{pricing}", lang)
     return partial_text(
         "option",
         lang,
-        ("cards", "hours", "hours_range", "cost", "cost_range"),
+        ("cards", "hours", "hours_range", "lost", "cost", "cost_range"),
         gpu=gpu,
         vendor=vendor,
         place=city if region is None else text("place_city_region", lang, city=city, region=region),
-        pricing=text(f"pricing_{pricing}", lang),
+        pricing=text("pricing_spot", lang, pricing=billed) if spot else billed,
     )
+
+
+def _spot_risk(recommended: Quote, request: QuoteRequest, lang: Lang) -> str:
+    """What spot capacity risks: a batch job's work since its checkpoint, a serving replica's time up."""
+    interruptions = recommended.interruptions
+    if interruptions is None or interruptions.replica_down_share is None:
+        return text("risk_spot", lang)
+    cover = text("spot_cover_one" if request.workload.replicas == 1 else "spot_cover_many", lang)
+    share = significant_text(100 * interruptions.replica_down_share, digits=2)
+    return text("risk_spot_serving", lang, share=share, cover=cover)
+
+
+def _risk_clause(
+    recommended: Quote, safe: Quote | None, request: QuoteRequest, option: Callable[[Quote], str], lang: Lang
+) -> str:
+    """The recommendation's risks and the best plan without them, for its own sentence ("" without)."""
+    risks = recommended.risks
+    if not risks:
+        return ""
+    told: list[str] = []
+    if "deadline" in risks and request.deadline_hours is not None:
+        count = 0 if recommended.interruptions is None else recommended.interruptions.high_includes
+        told.append(
+            text(
+                "risk_deadline",
+                lang,
+                deadline=number_text(request.deadline_hours),
+                hours=hours_text(recommended.hours.high),
+                interrupted=text("deadline_interrupted", lang, count=count) if count else "",
+            )
+        )
+    if "budget" in risks and request.budget_cny is not None:
+        cost, budget = format_cny(recommended.cost_cny.high), format_cny(request.budget_cny)
+        told.append(text("risk_budget", lang, budget=budget, cost=cost))
+    if "spot" in risks:
+        told.append(_spot_risk(recommended, request, lang))
+    clause = text("risk_lead", lang, risks=join_text("join_and", told, lang))
+    if safe is None:
+        return clause + text("risk_none_safe", lang)
+    extra_cny = safe.cost_cny.expected - recommended.cost_cny.expected
+    if format_cny(abs(extra_cny)) == format_cny(0):
+        key = "risk_safe_same"
+    else:
+        key = "risk_safe_more" if extra_cny > 0 else "risk_safe_less"
+    return clause + text(key, lang, cost=format_cny(abs(extra_cny)), option=option(safe))
 
 
 def _illustrative_note(recommended: Quote, others: Iterable[Quote | None], lang: Lang) -> str:
@@ -160,14 +239,25 @@ def _default_caveat(fastest: Quote, request: QuoteRequest, lang: Lang) -> str:
     return text("caveat_prices", lang)
 
 
-def _caveats(own: Sequence[Message], response_warnings: Sequence[Message]) -> list[str]:
+def _caveats(
+    own: Sequence[Message], response_warnings: Sequence[Message], told: frozenset[str] = frozenset()
+) -> list[str]:
     """Warnings that change the decision: the limits' first, then the response's, then the quote's own
-    (``own``: the recommendation's), each said once; picked by message id, whatever their wording."""
-    limits = [warning.text for warning in own if warning.key in _LIMIT_WARNINGS]
+    (``own``: the recommendation's), each said once, less those the paragraph already says (``told``);
+    picked by message id, whatever their wording."""
+    limits = [warning.text for warning in own if warning.key in _LIMIT_WARNINGS and warning.key not in told]
     stale_told = any(warning.key == "warn_stale_fallback" for warning in response_warnings)
-    left_out = {"warn_converted", *_LIMIT_WARNINGS, *(("warn_stale",) if stale_told else ())}
+    left_out = {"warn_converted", *_LIMIT_WARNINGS, *told, *(("warn_stale",) if stale_told else ())}
     rest = [warning.text for warning in own if warning.key not in left_out]
     return list(dict.fromkeys([*limits, *(warning.text for warning in response_warnings), *rest]))
+
+
+def _told(recommended: Quote) -> frozenset[str]:
+    """The recommendation's warnings its own sentence already says: its risks, material interruptions."""
+    told = {"warn_deadline", "warn_budget", "warn_spot", "warn_spot_serving"} if recommended.risks else set()
+    if interruptions_told(recommended.hours.expected, recommended.interruptions):
+        told.add("warn_interruptions")
+    return frozenset(told)
 
 
 def quote_summary(
@@ -176,6 +266,7 @@ def quote_summary(
     recommended_warnings: Sequence[Message],
     fastest: Quote,
     single: Quote | None,
+    safe: Quote | None = None,
     quotes: Sequence[Quote],
     response_warnings: Sequence[Message],
     names: ProseNames,
@@ -184,14 +275,14 @@ def quote_summary(
 ) -> str:
     """The paragraph for a response with quotes."""
     lang = names.lang
-    caveats = _caveats(recommended_warnings, response_warnings)
+    caveats = _caveats(recommended_warnings, response_warnings, _told(recommended))
     if len(caveats) > 1:
         caveat = text("summary_caveats", lang, caveats=join_text("join_caveats", caveats, lang))
     else:
         caveat = text(
             "summary_caveat", lang, caveat=caveats[0] if caveats else _default_caveat(fastest, request, lang)
         )
-    note = _illustrative_note(recommended, (fastest, single), lang)
+    note = _illustrative_note(recommended, (fastest, single, safe), lang)
     written: dict[str, str] = {}
 
     def option(quote: Quote) -> str:
@@ -202,7 +293,13 @@ def quote_summary(
         return found
 
     sentences = [
-        text("summary_recommended", lang, option=option(recommended), note=note),
+        text(
+            "summary_recommended",
+            lang,
+            option=option(recommended),
+            note=note,
+            risk=_risk_clause(recommended, safe, request, option, lang),
+        ),
         (
             text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))
             if request.workload.kind == "serving"  # every plan runs the hours asked for: none is faster

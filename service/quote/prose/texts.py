@@ -10,6 +10,7 @@ its own (``service.cli.texts``), written by the same rules (``text_from``).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 
@@ -27,6 +28,7 @@ __all__ = [
     "number_text",
     "partial_text",
     "said",
+    "significant_text",
     "text",
     "text_from",
 ]
@@ -123,8 +125,51 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "价格抓取于 {age} 小时前，超过 {max_age} 小时的有效期，请向服务商确认",
     },
     "warn_deadline": {
-        "en": "deadline at risk: up to {hours} h if speed is at the low end, past the {deadline} h deadline",
-        "zh": "可能超出期限：速度偏低时最多需 {hours} 小时，超过 {deadline} 小时的期限",
+        "en": "deadline at risk: up to {hours} h if speed is at the low end{interrupted}, past the {deadline} h "
+        "deadline",
+        "zh": "可能超出期限：速度偏低{interrupted}时最多需 {hours} 小时，超过 {deadline} 小时的期限",
+    },
+    "deadline_interrupted": {"en": " and {count} interruption(s) hit", "zh": "且遇到 {count} 次中断"},
+    "item_spot": {"en": "spot / interruptible: ", "zh": "抢占式（可中断）："},
+    "warn_spot": {
+        "en": "spot / interruptible capacity: the vendor can take the machines back, about {rate} times per "
+        "machine-month ({source}); the job then resumes from its last checkpoint",
+        "zh": "抢占式（可中断）资源：服务商可以收回机器，约每台机器每月 {rate} 次（{source}）；中断后任务从最近的"
+        "检查点恢复",
+    },
+    "warn_spot_serving": {
+        "en": "spot / interruptible capacity: a replica would be down about {share} % of the time (a "
+        "{restart}-minute restart each time the vendor takes a machine back, about {rate} times per "
+        "machine-month, {source}); {cover}",
+        "zh": "抢占式（可中断）资源：每个副本约有 {share}% 的时间不可用（服务商每收回一次机器需重启 {restart} 分钟，"
+        "约每台机器每月 {rate} 次，{source}）；{cover}",
+    },
+    "spot_rate_vendor": {"en": "the vendor's stated rate", "zh": "服务商公布的中断率"},
+    "spot_rate_default": {
+        "en": "no rate stated: the middle of 0.05–0.2, the range AWS's Spot Instance Advisor puts GPU types in",
+        "zh": "服务商未公布中断率：取 0.05–0.2 的中间值，即 AWS Spot Instance Advisor 中 GPU 机型所在的范围",
+    },
+    "spot_cover_one": {"en": "a second replica covers it", "zh": "再加一个副本即可顶上"},
+    "spot_cover_many": {
+        "en": "the other replicas cover it while it restarts",
+        "zh": "重启期间由其他副本顶上",
+    },
+    "warn_replica_down": {
+        "en": "a replica would be down about {share} % of the time for failing hardware (a {restart}-minute "
+        "restart each time)",
+        "zh": "因硬件故障，每个副本约有 {share}% 的时间不可用（每次重启 {restart} 分钟）",
+    },
+    "warn_interruptions": {
+        "en": "interruptions: plus about {hours} h for {count} expected interruptions (each loses half the "
+        "{interval} h checkpoint interval and a {restart}-minute restart, {per} h); the high end includes {high}",
+        "zh": "中断：预计 {count} 次中断，另需约 {hours} 小时（每次损失半个 {interval} 小时的检查点间隔和 {restart} "
+        "分钟重启，共 {per} 小时）；上限已计入 {high} 次",
+    },
+    "note_checkpoint_interval": {
+        "en": "with {minutes}-minute checkpoints and an interruption every {between} h, checkpointing about "
+        "every {suggested} h loses least (Young/Daly; quoted at every {interval} h)",
+        "zh": "每次保存检查点需 {minutes} 分钟、平均每 {between} 小时中断一次时，约每 {suggested} 小时保存一次损失最小"
+        "（Young/Daly 公式；报价按每 {interval} 小时计算）",
     },
     "warn_budget": {
         "en": "budget at risk: up to {cost} at the high end, over the {budget} budget",
@@ -305,3 +350,13 @@ def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:
 
 # Hours read like any other figure: to 0.01 h without trailing zeros (``17.14``).
 hours_text = number_text
+
+
+def significant_text(value: float, digits: int = 3) -> str:
+    """A figure to ``digits`` significant digits, without trailing zeros: ``0.00095``, ``10.1``, ``1,230``
+    (an expected count of interruptions is often far below 0.01, where ``number_text`` shows 0)."""
+    if value == 0 or not math.isfinite(value):
+        return number_text(value if math.isfinite(value) else 0.0)
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
+    shown = f"{round(value, decimals):,.{decimals}f}"
+    return shown.rstrip("0").rstrip(".") if "." in shown else shown
