@@ -178,12 +178,12 @@ def _safe_position(
     """When the recommendation has a risk (its high end past a limit, spot capacity): the position in
     ``keys`` of the top of the same ranking among the candidates without any, or None (no risk, or no
     candidate without one). ``keys`` are the qualifying cells' in cell order."""
-    qualifying = np.flatnonzero(evaluation.qualifying)
-    cell = qualifying[picks.recommended]
+    column, offer = keys.cell(picks.recommended)
     high_ok = evaluation.high_ok
     spot = tables.interruptible
-    if not spot[evaluation.cell_offer[cell]] and (high_ok is None or high_ok[cell]):
+    if not spot[offer] and (high_ok is None or high_ok[evaluation.cell(column, offer)]):
         return None
+    qualifying = np.flatnonzero(evaluation.qualifying)
     safe = ~spot.take(evaluation.cell_offer.take(qualifying))
     if high_ok is not None:
         safe &= high_ok.take(qualifying)

@@ -24,7 +24,7 @@ import msgspec
 from schemas.quote import LineItem, Quote, QuoteRequest, Risk
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures, gather_figures
-from service.quote.assemble.interruptions import quote_interruptions
+from service.quote.assemble.interruptions import QuoteInterruptions, interruptions_of
 from service.quote.assemble.lines import mixed_line_items
 from service.quote.assemble.notes import fee_items, quote_notes
 from service.quote.assemble.parts import offer_parts
@@ -87,7 +87,12 @@ def _with_notes(
 
 
 def _mixed_quote(
-    context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures
+    context: QuoteContext,
+    index: int,
+    column: int,
+    rank: int,
+    figures: QuoteFigures,
+    interruptions: QuoteInterruptions,
 ) -> BuiltQuote:
     """A combined plan's quote: under its longest-period package's offer id, a line per part."""
     tables, evaluation = context.tables, context.evaluation
@@ -103,7 +108,6 @@ def _mixed_quote(
         hourly_rate_cny=total / billed,
         cost_cny=figures.bill.cost_cny,
     )
-    interruptions = quote_interruptions(context, index, cards, figures)
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -141,11 +145,18 @@ def _mixed_quote(
     return BuiltQuote(quote, warnings)
 
 
-def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> BuiltQuote:
+def _quote(
+    context: QuoteContext,
+    index: int,
+    column: int,
+    rank: int,
+    figures: QuoteFigures,
+    interruptions: QuoteInterruptions,
+) -> BuiltQuote:
     """The quote for offer ``index`` at card count ``evaluation.counts[column]``."""
     tables = context.tables
     if index >= tables.offer_count:
-        return _mixed_quote(context, index, column, rank, figures)
+        return _mixed_quote(context, index, column, rank, figures, interruptions)
     offer, evaluation = tables.offers[index], context.evaluation
     parts = offer_parts(tables, index, context.catalog)
     cards, expected = evaluation.counts[column], figures.bill
@@ -153,7 +164,6 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
     sheet = LineSheet(cards, expected, figures.cost_cny.expected, figures.raw_hours_expected)
     spot = tables.terms[index].interruptible
     lines = parts.writer(context.lang).items(sheet)
-    interruptions = quote_interruptions(context, index, cards, figures)
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -194,7 +204,9 @@ def build_quotes(context: QuoteContext, chosen: Sequence[tuple[int, int, int]]) 
     offers, columns, _ = zip(*chosen, strict=True)
     time_value = context.resolved.request.time_value_cny_per_hour
     figures = gather_figures(context.evaluation, context.tables, time_value, offers, columns)
+    counts = context.evaluation.counts
+    interruptions = interruptions_of(context, offers, [counts[column] for column in columns], figures)
     return [
-        _quote(context, index, column, rank, shown)
-        for (index, column, rank), shown in zip(chosen, figures, strict=True)
+        _quote(context, index, column, rank, shown, interrupted)
+        for (index, column, rank), shown, interrupted in zip(chosen, figures, interruptions, strict=True)
     ]

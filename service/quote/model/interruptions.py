@@ -95,8 +95,7 @@ def high_count(means: FloatArray) -> FloatArray:
     exact = chosen <= _EXACT_UP_TO
     found[exact] = _exact_counts(chosen[exact])
     large = chosen[~exact]
-    with np.errstate(invalid="ignore"):  # an infinite mean (hours unknown) stays infinite
-        found[~exact] = np.ceil(large + _Z * np.sqrt(large) + (_Z * _Z - 1) / 6 - 0.5)
+    found[~exact] = np.ceil(large + _Z * np.sqrt(large) + (_Z * _Z - 1) / 6 - 0.5)  # infinite stays so
     counts[some] = found
     return counts
 
@@ -135,10 +134,9 @@ class LossTerms(msgspec.Struct, frozen=True, gc=False):
 
     def added_hours(self, compute_hours: FloatArray, cards: FloatArray, rows: IntArray | None) -> FloatArray:
         """Hours the high end adds to ``compute_hours`` (the high end's own, unchanged by copies): the
-        high count at the high rate times the hours each interruption loses."""
-        with np.errstate(invalid="ignore", over="ignore"):
-            means = compute_hours * self.rate(cards, rows, 2)
-            added: FloatArray = high_count(means) * self.lost_hours
+        high count at the high rate times the hours each interruption loses. Unknown hours (NaN or
+        infinite) stay unknown, with no floating-point warning: every rate is positive and finite."""
+        added: FloatArray = high_count(compute_hours * self.rate(cards, rows, 2)) * self.lost_hours
         return added
 
 
