@@ -74,6 +74,7 @@ class AppServices:
             catalog=self.catalog,
             cross_node_factor=self.settings.cross_node_factor,
             cross_city_mbps=self.settings.cross_city_mbps,
+            gpu_hours_between_failures=self.settings.gpu_hours_between_failures,
             max_plan_cards=self.settings.max_plan_cards,
             store_reachable=reachable,
             store_empty=empty,
