@@ -51,6 +51,9 @@ _FLAGS = {
     "workload.cross_node_factor": "--cross-node-factor",
     "workload.data_city": "--data-city",
     "workload.dataset_gb": "--dataset-gb",
+    "workload.checkpoint_interval_h": "--checkpoint-interval-h",
+    "workload.checkpoint_minutes": "--checkpoint-minutes",
+    "workload.restart_minutes": "--restart-minutes",
     "workload": "--gpu-hours",
     "gpus": "--gpu",
     "regions": "--region",
@@ -60,6 +63,9 @@ _FLAGS = {
     "card_counts": "--cards",
     "deadline_hours": "--deadline-hours",
     "budget_cny": "--budget-cny",
+    "deadline_confidence": "--deadline-confidence",
+    "budget_confidence": "--budget-confidence",
+    "allow_spot": "--allow-spot",
     "rank_by": "--rank-by",
     "time_value_cny_per_hour": "--time-value",
     "scaling": "--scaling",
@@ -159,6 +165,9 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "cross_node_factor": args.cross_node_factor,
         "data_city": args.data_city,
         "dataset_gb": args.dataset_gb,
+        "checkpoint_interval_h": args.checkpoint_interval_h,
+        "checkpoint_minutes": args.checkpoint_minutes,
+        "restart_minutes": args.restart_minutes,
     }
     raw: dict[str, Any] = {
         "workload": {key: value for key, value in workload.items() if value is not None},
@@ -170,6 +179,9 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "card_counts": _card_counts(args.cards),
         "deadline_hours": args.deadline_hours,
         "budget_cny": args.budget_cny,
+        "deadline_confidence": args.deadline_confidence,
+        "budget_confidence": args.budget_confidence,
+        "allow_spot": args.allow_spot,
         "rank_by": args.rank_by,
         "time_value_cny_per_hour": args.time_value,
         "scaling": _scaling(args.scaling),
@@ -202,6 +214,8 @@ def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
                                ("recommended", response.recommended))
         if quote_id == quote.id
     ]  # fmt: skip
+    if quote.spot:
+        marks.append(table_text("table_spot", lang))
     if quote.warnings:
         marks.append(table_text("table_warnings", lang, count=len(quote.warnings)))
     return join_text("join_list", marks, lang)
@@ -302,6 +316,19 @@ def add_quote_parser(commands: Any) -> argparse.ArgumentParser:
     quote.add_argument("--dataset-gb", type=float, help="data size to copy to another city")
     quote.add_argument("--deadline-hours", type=float)
     quote.add_argument("--budget-cny", type=float)
+    quote.add_argument(
+        "--deadline-confidence",
+        help="expected (default): the expected hours meet the deadline; high: even the high end does",
+    )
+    quote.add_argument("--budget-confidence", help="expected (default) or high, as --deadline-confidence")
+    quote.add_argument(
+        "--allow-spot",
+        action=argparse.BooleanOptionalAction,
+        help="quote spot / interruptible offers (default: yes for a batch job, no for serving)",
+    )
+    quote.add_argument("--checkpoint-interval-h", type=float, help="hours between checkpoints (default 1)")
+    quote.add_argument("--checkpoint-minutes", type=float, help="minutes one checkpoint takes to write")
+    quote.add_argument("--restart-minutes", type=float, help="minutes to run again after an interruption")
     quote.add_argument("--time-value", type=float, help="CNY one hour of waiting costs (for --rank-by value)")
     quote.add_argument(
         "--scaling", help="profile (default, nvlink, comm_heavy) or JSON: '{\"4\": [3.5, 3.8]}'"

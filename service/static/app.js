@@ -6,7 +6,7 @@ import { applyLanguage, errorSentence, initialLanguage, translate } from "./i18n
 import { age, hours, money, pricingName, timestamp } from "./format.js";
 import { renderPlot } from "./plot.js";
 
-const MARKS = ["cheapest", "fastest", "recommended"];
+const MARKS = ["cheapest", "fastest", "recommended", "safe"];
 const EXCLUDED_REASONS = ["memory", "deadline", "budget", "stale", "capacity", "filters"];
 const ILLUSTRATIVE_LABEL = "illustrative reference price";
 const DEFAULT_REFERENCE_GPU = "rtx4090";
@@ -14,8 +14,9 @@ const DEFAULT_REFERENCE_GPU = "rtx4090";
 // service does not have is never sent (it would be refused as unknown).
 const KNOWN_FIELDS = new Set(["workload", "workload.gpu_hours", "workload.reference_gpu",
   "workload.speed_ratios", "workload.model", "workload.model_params_b", "workload.task", "workload.precision",
-  "gpus", "regions", "vendors", "pricing", "card_counts", "deadline_hours", "budget_cny", "rank_by",
-  "time_value_cny_per_hour", "limit", "lang"]);
+  "workload.checkpoint_interval_h", "workload.checkpoint_minutes", "workload.restart_minutes",
+  "gpus", "regions", "vendors", "pricing", "card_counts", "deadline_hours", "budget_cny", "deadline_confidence",
+  "budget_confidence", "allow_spot", "rank_by", "time_value_cny_per_hour", "limit", "lang"]);
 
 const form = document.getElementById("quote-form");
 const state = { lang: "en", gpuNames: new Map(), vendorNames: new Map(), response: null, problem: null,
@@ -50,6 +51,11 @@ function speedRatios(text) {
   return Object.keys(ratios).length ? ratios : undefined;
 }
 
+/** "true" / "false" from a select as the boolean, "" (the service's default) as nothing sent. */
+function yesNo(text) {
+  return text === "" ? undefined : text === "true";
+}
+
 /** `request` without the fields the service does not know (by dotted path). */
 function knownOnly(request, prefix = "") {
   const kept = {};
@@ -78,6 +84,9 @@ function buildRequest(elements) {
       model_params_b: numberOrText(text("model_params_b")),
       task: text("task") || undefined,
       precision: text("precision") || undefined,
+      checkpoint_interval_h: numberOrText(text("checkpoint_interval_h")),
+      checkpoint_minutes: numberOrText(text("checkpoint_minutes")),
+      restart_minutes: numberOrText(text("restart_minutes")),
     },
     gpus: gpus.length ? gpus : undefined,
     regions: nameList(text("regions")),
@@ -87,6 +96,9 @@ function buildRequest(elements) {
     card_counts: cardCounts.length ? cardCounts : undefined,
     deadline_hours: numberOrText(text("deadline_hours")),
     budget_cny: numberOrText(text("budget_cny")),
+    deadline_confidence: text("deadline_confidence"),
+    budget_confidence: text("budget_confidence"),
+    allow_spot: yesNo(text("allow_spot")),
     rank_by: text("rank_by"),
     time_value_cny_per_hour: numberOrText(text("time_value_cny_per_hour")),
     limit: numberOrText(text("limit")),
@@ -208,6 +220,11 @@ function quoteRow(response, quote, lang) {
     badge.title = translate(lang, "illustrative_title");
     offer.append(" ", badge);
   }
+  if (quote.spot) {
+    const badge = element("span", "badge badge-spot", translate(lang, "spot"));
+    badge.title = translate(lang, "spot_title");
+    offer.append(" ", badge);
+  }
   offer.append(element("div", "muted", `${quote.city} · ${quote.offer_id}`));
   const gpu = element("td", "", shortGpuName(quote.gpu));
   const cards = element("td", "", String(quote.cards));
@@ -224,6 +241,12 @@ function quoteRow(response, quote, lang) {
   fetched.title = timestamp(lang, quote.price_fetched_at);
   if (quote.stale) fetched.append(" ", element("span", "badge badge-stale", translate(lang, "stale")));
   const notes = element("td", "notes");
+  const interruptions = quote.interruptions;
+  if (interruptions && interruptions.replica_down_share === undefined && interruptions.hours_lost > 0) {
+    notes.append(element("div", "muted", translate(lang, "interruptions", {
+      count: interruptions.expected, hours: hours(lang, interruptions.hours_lost),
+      high: interruptions.high_includes ?? 0 })));
+  }
   for (const warning of quote.warnings ?? []) notes.append(element("div", "", warning));
   row.append(rank, offer, gpu, cards, pricing, time, cost, cardHour, fetched, notes);
   row.addEventListener("mouseenter", () => highlight(quote.id));
