@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 import unicodedata
 from typing import Any
@@ -21,6 +20,7 @@ import msgspec
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.cli.arguments import ArgumentError, argument_error, card_counts, names, scaling, speed_ratios
 from service.cli.texts import table_text
 from service.errors import InvalidRequest
 from service.inputs import convert_input
@@ -35,119 +35,9 @@ __all__ = ["add_quote_parser", "build_request", "format_table", "run_quote_comma
 _COLUMNS = ("rank", "gpu", "cards", "offer", "pricing", "hours", "cost", "card_hour", "notes")
 
 
-# Request fields (as the API names them) → the flag that sets them here.
-_FLAGS = {
-    "workload.gpu_hours": "--gpu-hours",
-    "workload.hours": "--serving-hours",
-    "workload.kind": "--serving-hours",
-    "workload.replicas": "--replicas",
-    "workload.reference_gpu": "--reference-gpu",
-    "workload.speed_ratios": "--speed-ratio",
-    "workload.model_params_b": "--params-b",
-    "workload.model": "--model",
-    "workload.precision": "--precision",
-    "workload.task": "--task",
-    "workload.communication": "--communication",
-    "workload.cross_node_factor": "--cross-node-factor",
-    "workload.data_city": "--data-city",
-    "workload.dataset_gb": "--dataset-gb",
-    "workload.checkpoint_interval_h": "--checkpoint-interval-h",
-    "workload.checkpoint_minutes": "--checkpoint-minutes",
-    "workload.restart_minutes": "--restart-minutes",
-    "workload": "--gpu-hours",
-    "gpus": "--gpu",
-    "regions": "--region",
-    "cities": "--city",
-    "vendors": "--vendor",
-    "pricing": "--pricing",
-    "card_counts": "--cards",
-    "deadline_hours": "--deadline-hours",
-    "budget_cny": "--budget-cny",
-    "deadline_confidence": "--deadline-confidence",
-    "budget_confidence": "--budget-confidence",
-    "allow_spot": "--allow-spot",
-    "rank_by": "--rank-by",
-    "time_value_cny_per_hour": "--time-value",
-    "scaling": "--scaling",
-    "limit": "--limit",
-    "lang": "--lang",
-}
-
-
-class ArgumentError(ValueError):
-    """A flag's value the request cannot use; the message names the flag and says why in a sentence."""
-
-    def __init__(self, flag: str, reason: str) -> None:
-        super().__init__(f"{flag}: {reason}")
-
-
-def _flag(field: str) -> str:
-    field = re.sub(r"\[\d+\]", "", field)
-    while field and field not in _FLAGS:
-        field = field.rpartition(".")[0]
-    return _FLAGS.get(field, "--" + field.replace("_", "-") if field else "arguments")
-
-
-# A field name inside a reason: ``workload.<name>`` or a snake_case top-level field (``card_counts``).
-_FIELD_IN_REASON = re.compile(r"\b(?:workload\.[a-z_]+|[a-z]+(?:_[a-z]+)+)\b")
-
-
-def _reason_in_flags(reason: str) -> str:
-    """The reason with each request field it names (a cross-field check names two) told as its flag."""
-    return _FIELD_IN_REASON.sub(lambda match: _FLAGS.get(match[0], match[0]), reason)
-
-
-def argument_error(error: InvalidRequest) -> ArgumentError:
-    """The request's error (the same sentence every surface gives), told in this command's own flags."""
-    return ArgumentError(_flag(error.field or ""), _reason_in_flags(error.reason))
-
-
-def _speed_ratios(values: list[str] | None) -> dict[str, Any] | None:
-    """``--speed-ratio h800=3.2`` (repeated or comma-separated) → ``{"h800": 3.2}``."""
-    ratios: dict[str, Any] = {}
-    for item in _names(values) or []:
-        gpu, _, ratio = item.partition("=")
-        try:
-            ratios[gpu.strip()] = float(ratio)
-        except ValueError:
-            raise ArgumentError("--speed-ratio", f"{item!r} is not GPU=RATIO, e.g. h800=3.2") from None
-    return ratios or None
-
-
-def _card_counts(value: str | None) -> list[int] | None:
-    if not value:
-        return None
-    counts: list[int] = []
-    for item in (item.strip() for item in value.split(",")):
-        if not item:
-            raise ArgumentError("--cards", f"{value!r} has an empty item; give counts like 1,4,8")
-        if not item.isdigit():
-            raise ArgumentError("--cards", f"{item!r} is not a whole number of cards; give counts like 1,4,8")
-        counts.append(int(item))
-    return counts
-
-
-def _names(values: list[str] | None) -> list[str] | None:
-    """Repeated and comma-separated values, flattened: ``--gpu a,b --gpu c`` → ``[a, b, c]``."""
-    if not values:
-        return None
-    return [name.strip() for value in values for name in value.split(",") if name.strip()]
-
-
-def _scaling(value: str | None) -> Any:
-    if value is None or not value.lstrip().startswith("{"):
-        return value
-    try:
-        return msgspec.json.decode(value)
-    except msgspec.DecodeError:
-        raise ArgumentError(
-            "--scaling", "is not valid JSON; give a profile name or '{\"4\": [2.8, 3.2]}'"
-        ) from None
-
-
 def build_request(args: argparse.Namespace) -> QuoteRequest:
     """The ``QuoteRequest`` the arguments describe; raises ``ArgumentError`` naming the flag."""
-    gpus = _names(args.gpu)
+    gpus = names(args.gpu)
     serving = args.serving_hours is not None
     reference = args.reference_gpu or (gpus[0] if gpus and len(gpus) == 1 and not serving else None)
     workload = {
@@ -156,7 +46,7 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "hours": args.serving_hours,
         "replicas": args.replicas,
         "reference_gpu": reference,
-        "speed_ratios": _speed_ratios(args.speed_ratio),
+        "speed_ratios": speed_ratios(args.speed_ratio),
         "model_params_b": args.params_b,
         "model": args.model,
         "precision": args.precision,
@@ -172,11 +62,11 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
     raw: dict[str, Any] = {
         "workload": {key: value for key, value in workload.items() if value is not None},
         "gpus": gpus,
-        "regions": _names(args.region),
-        "cities": _names(args.city),
-        "vendors": _names(args.vendor),
-        "pricing": _names(args.pricing),
-        "card_counts": _card_counts(args.cards),
+        "regions": names(args.region),
+        "cities": names(args.city),
+        "vendors": names(args.vendor),
+        "pricing": names(args.pricing),
+        "card_counts": card_counts(args.cards),
         "deadline_hours": args.deadline_hours,
         "budget_cny": args.budget_cny,
         "deadline_confidence": args.deadline_confidence,
@@ -184,7 +74,7 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "allow_spot": args.allow_spot,
         "rank_by": args.rank_by,
         "time_value_cny_per_hour": args.time_value,
-        "scaling": _scaling(args.scaling),
+        "scaling": scaling(args.scaling),
         "limit": args.limit,
         "lang": args.lang,
     }

@@ -35,13 +35,11 @@ from schemas.quote import (
 )
 from schemas.vendor import VendorConfig
 from service.quote.assemble.context import QuoteContext
+from service.quote.assemble.extras import add_single_card, safe_position
 from service.quote.assemble.quotes import build_quotes
 from service.quote.base.memo import MemoSlot, memoized
-from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
-from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
-from service.quote.evaluate.figures import unknown_hours
-from service.quote.evaluate.judge import limit_rows
+from service.quote.evaluate.evaluation import Evaluation, evaluate
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
@@ -50,12 +48,11 @@ from service.quote.model.interruptions import (
 from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, min_cards
 from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote.model.snapshot import Snapshot
-from service.quote.model.tables import OfferTables
 from service.quote.nearest import nothing_fits_summary
 from service.quote.prose.names import ProseNames, gpu_name
 from service.quote.prose.summary import quote_summary
 from service.quote.prose.texts import Message, join_text, number_text, said
-from service.quote.rank import CandidateKeys, Picks, first_among, pick, rank_of
+from service.quote.rank import CandidateKeys, pick, rank_of
 from service.quote.resolve import ResolvedRequest, resolve_request
 
 __all__ = ["QuoteOptions", "build_quote"]
@@ -121,73 +118,6 @@ def _response_warnings(
     if request.rank_by == "value" and request.time_value_cny_per_hour is None:
         warnings.append(said("warn_value_without_time", lang))
     return warnings
-
-
-def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: QuoteRequest) -> int | None:
-    """Offer index of the cheapest single card that runs the job within the deadline and budget and is
-    billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
-    bills many cards is no single card); None when no such option exists."""
-    column = evaluation.one_card_cells
-    figures = evaluation.figures[:, column]
-    eligible = evaluation.runnable[column] & (
-        figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
-    )
-    hours_row, cost_row = limit_rows(request)
-    with unknown_hours():
-        if request.deadline_hours is not None:
-            eligible &= cents_array(figures[hours_row]) / 100 <= request.deadline_hours
-        if request.budget_cny is not None:
-            eligible &= cents_array(figures[cost_row]) / 100 <= request.budget_cny
-    offers = np.flatnonzero(eligible)
-    if offers.size == 0:
-        return None
-    cost = evaluation.cost_expected[column][offers]
-    offers = offers[cost == cost.min()]
-    if offers.size == 1:
-        return int(offers[0])
-    # Tied on cost (one count column, so the same cards): the fewest hours, then the offer id, compared
-    # in Python over the few tied, as the cost ranking orders them.
-    hours = evaluation.hours_expected[column][offers].tolist()
-    ids = tables.id_order[offers].tolist()
-    return int(min(zip(hours, ids, offers.tolist(), strict=True))[2])
-
-
-def _add_single_card(
-    chosen: list[tuple[int, int, int]], evaluation: Evaluation, tables: OfferTables, request: QuoteRequest
-) -> int | None:
-    """Where the single-card comparison stands in ``chosen`` (appended at rank 0 when not ranked)."""
-    offer = _single_card_position(evaluation, tables, request)
-    if offer is None:
-        return None
-    candidate = (offer, evaluation.one_card_column)
-    for at, (row, column, _) in enumerate(chosen):
-        if (row, column) == candidate:
-            return at
-    chosen.append((*candidate, 0))
-    return len(chosen) - 1
-
-
-def _safe_position(
-    keys: CandidateKeys,
-    picks: Picks,
-    evaluation: Evaluation,
-    tables: OfferTables,
-    request: QuoteRequest,
-    top_k: bool,
-) -> int | None:
-    """When the recommendation has a risk (its high end past a limit, spot capacity): the position in
-    ``keys`` of the top of the same ranking among the candidates without any, or None (no risk, or no
-    candidate without one). ``keys`` are the qualifying cells' in cell order."""
-    column, offer = keys.cell(picks.recommended)
-    high_ok = evaluation.high_ok
-    spot = tables.interruptible
-    if not spot[offer] and (high_ok is None or high_ok[evaluation.cell(column, offer)]):
-        return None
-    qualifying = np.flatnonzero(evaluation.qualifying)
-    safe = ~spot.take(evaluation.cell_offer.take(qualifying))
-    if high_ok is not None:
-        safe &= high_ok.take(qualifying)
-    return first_among(keys, safe, request.rank_by, top_k=top_k)
 
 
 def _prose_names(snapshot: Snapshot, options: QuoteOptions, lang: Lang) -> ProseNames:
@@ -290,14 +220,14 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     top_k = options.fast_paths.top_k
     picks = pick(keys, request.rank_by, request.limit, top_k=top_k)
     ranks = dict(picks.ranks)
-    safe_at = _safe_position(keys, picks, evaluation, tables, request, top_k)
+    safe_at = safe_position(keys, picks, evaluation, tables, request, top_k)
     if safe_at is not None and safe_at not in ranks:
         ranks[safe_at] = rank_of(keys, request.rank_by, safe_at, top_k=top_k)
     ranked = sorted(ranks, key=ranks.__getitem__)
     # (offer, count column, rank) of each, the grid positions split in one call rather than one per quote.
     columns, offers = np.divmod(keys.positions[ranked], keys.offers)
     chosen = list(zip(offers.tolist(), columns.tolist(), map(ranks.__getitem__, ranked), strict=True))
-    single_at = _add_single_card(chosen, evaluation, tables, request)
+    single_at = add_single_card(chosen, evaluation, tables, request)
     context = QuoteContext(
         tables=tables,
         evaluation=evaluation,

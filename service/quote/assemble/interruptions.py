@@ -11,7 +11,7 @@ Warnings, in this order, each only when it applies:
 - spot capacity: how often the vendor takes a machine back and where the rate comes from (the vendor's
   feed, or the default range's source); for serving, the share of time a replica is down and that
   another replica covers it;
-- interruptions that cost 1 % of the job's hours or more (``prose.summary.interruptions_told``, on the
+- interruptions that cost 1 % of the job's hours or more (``prose.risk.interruptions_told``, on the
   figures as shown): the hours next to the count ("plus about 15 h for 20 expected interruptions"),
   what each costs, and how many the high end includes;
 - with ``workload.checkpoint_minutes``: the checkpoint interval that loses least (Young/Daly).
@@ -29,7 +29,7 @@ from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures
 from service.quote.base.money import round_cny, round_hours
 from service.quote.model.interruptions import HOURS_PER_MONTH, young_daly_interval_h
-from service.quote.prose.summary import interruptions_told
+from service.quote.prose.risk import interruptions_told
 from service.quote.prose.texts import Message, hours_text, number_text, said, significant_text
 
 __all__ = ["QuoteInterruptions", "interruptions_of"]

@@ -32,31 +32,21 @@ expected bounds alone: the high end's hours add a bad-luck count of them, each t
 checkpoint and a restart, and its cost is billed on those hours. A limit judged on the high end
 (``deadline_confidence``, ``budget_confidence``), or any limit (its plans with no risk of passing it are
 told apart: ``high_ok``), reads the high end of every candidate, so then it is billed for every cell
-(``figures.high_everywhere``) rather than for the returned quotes alone.
+(``bounds.high_everywhere``) rather than for the returned quotes alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import msgspec
 import numpy as np
 
-from adapters.gpus import GpuCatalog, conversion_range
+from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
-from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
-from service.quote.evaluate.figures import (
-    BoundTerms,
-    Figure,
-    add_data_fees,
-    bill,
-    bounds_at,
-    fees_per_offer,
-    high_everywhere,
-    price_plan_cells,
-)
+from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
+from service.quote.evaluate.conversion import conversion_of
+from service.quote.evaluate.figures import Figure, add_data_fees, bill, fees_per_offer, price_plan_cells
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import judge, per_cell
 from service.quote.evaluate.layout import cached_layout
@@ -163,49 +153,6 @@ class Evaluation(msgspec.Struct, frozen=True):
         return self.figures[hours_row], self.figures[cost_row]
 
 
-def _conversion(
-    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
-) -> tuple[FloatArray, FloatArray]:
-    """``(3, offers)``: each offer's low / expected / high speed over the reference GPU, and the same
-    high / expected / low (the order the one-card hours bounds divide by).
-
-    1 at every end without a reference; the caller's measured ratio at every end where given; NaN for a
-    GPU the catalog does not rate (its hours cannot be converted, and it is dropped with the filters).
-    """
-    reference = resolved.reference_gpu
-    if reference is None:
-        ones = np.ones((3, tables.size))
-        return ones, ones
-    ratios = tuple(sorted(resolved.speed_ratios.items()))
-    return _CONVERSIONS.of(tables.memos).get(
-        (catalog, reference, ratios), lambda: _converted(tables, catalog, reference, dict(ratios))
-    )
-
-
-def _converted(
-    tables: OfferTables, catalog: GpuCatalog, reference: str, ratios: Mapping[str, float]
-) -> tuple[FloatArray, FloatArray]:
-    by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
-    for code, name in enumerate(tables.gpu_names):
-        if name == reference:
-            by_gpu[code] = 1.0
-        elif name in ratios:
-            by_gpu[code] = ratios[name]
-        elif name in catalog:
-            by_gpu[code] = conversion_range(catalog, reference, name)
-    factors: FloatArray = np.ascontiguousarray(by_gpu[tables.gpu_code].T)
-    fastest_first: FloatArray = np.ascontiguousarray(factors[::-1])
-    # Shared by the requests with the same reference.
-    factors.flags.writeable = fastest_first.flags.writeable = False
-    return factors, fastest_first
-
-
-# Each offer's speed over a reference GPU, by (catalog, reference GPU, measured ratios), per snapshot.
-_CONVERSIONS: MemoSlot[
-    tuple[GpuCatalog, str, tuple[tuple[str, float], ...]], tuple[FloatArray, FloatArray]
-] = MemoSlot("conversions", size=64)
-
-
 _ALL_FAST = FastPaths()
 _NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
 _NO_COSTS: FloatArray = np.empty((2, 0))
@@ -226,7 +173,7 @@ def evaluate(
     fast: FastPaths = _ALL_FAST,
 ) -> Evaluation:
     request = resolved.request
-    conversion, fastest_first = _conversion(tables, resolved, catalog)
+    conversion, fastest_first = conversion_of(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
     one_card_hours: FloatArray = resolved.job.hours / fastest_first
     finite = np.isfinite(one_card_hours)

@@ -6,24 +6,25 @@ rate copied from the layout, each hours bound divided from the one-card hours by
 the one rule in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and
 traffic (``_locality``).
 
-The deadline, the budget, the ranking, the combined plans' keep test and the single-card comparison
-read only the expected bound; the low and high bounds only a returned quote shows. So unless the layout
-bills them up front (``Layout.bounds_up_front``: a small table, where the numpy calls of billing a few
-cells cost more than the cells they skip), the bounds' rows are left unwritten and ``bounds_at`` bills
-them for the returned cells alone, element by element with the same arithmetic. A request's work thus
-follows the cells a response can read, not the (counts × rows) grid.
+The ranking, the combined plans' keep test and the single-card comparison read only the expected
+bound (as do the deadline and the budget, unless their confidence asks for the high end); the low and
+high bounds only a returned quote shows. So unless the layout bills them up front
+(``Layout.bounds_up_front``: a small table, where the numpy calls of billing a few cells cost more than
+the cells they skip), the bounds' rows are left unwritten and ``evaluate.bounds`` bills them for the
+returned cells alone (or the high end for every cell, when a limit reads it), element by element with
+the same arithmetic. A request's work thus follows the cells a response can read, not the (counts × rows)
+grid. Every hours figure goes through ``evaluate.hours.wall_clock_hours``.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import NamedTuple
 
-import msgspec
 import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.evaluate.combined import PricedPlans, price_plans
+from service.quote.evaluate.hours import CellLosses, bound_hours, wall_clock_hours
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.evaluate.locality import data_fees
 from service.quote.model.billing import billed_hours
@@ -31,14 +32,10 @@ from service.quote.model.interruptions import LossTerms
 from service.quote.model.tables import OfferTables
 
 __all__ = [
-    "BoundTerms",
-    "CellLosses",
     "Figure",
     "add_data_fees",
     "bill",
-    "bounds_at",
     "fees_per_offer",
-    "high_everywhere",
     "price_plan_cells",
     "unknown_hours",
 ]
@@ -66,8 +63,6 @@ class Figure(IntEnum):
 # Rows ``HOURS_LOW`` to ``COST_HIGH``, as ``_bill_cells`` fills them, and the low and high bounds alone.
 _BILLED = Figure.BILLED_HOURS - Figure.HOURS_LOW
 _BILLED_ROWS = slice(Figure.HOURS_LOW, Figure.COST_HIGH + 1)
-_HOURS_BOUNDS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1, 2)
-_COST_BOUNDS = slice(Figure.COST_LOW, Figure.COST_HIGH + 1, 2)
 _EVERY_HOURS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1)
 _EVERY_COST = slice(Figure.COST_LOW, Figure.COST_HIGH + 1)
 
@@ -76,38 +71,6 @@ def unknown_hours() -> np.errstate:
     """The floating-point state for arithmetic over every billed cell: an offer whose one-card hours
     are unknown (a GPU the catalog does not rate) has NaN or infinite figures, never kept."""
     return np.errstate(over="ignore", invalid="ignore")
-
-
-class CellLosses(NamedTuple):
-    """The interruptions of some cells: what interrupts them (``LossTerms``), their cards (per cell, or
-    ``(counts, 1)`` against every row) and their rows (None: every row)."""
-
-    terms: LossTerms
-    cards: FloatArray
-    rows: IntArray | None
-
-    def add_to(self, high_hours: FloatArray) -> None:
-        """The high end's hours (the compute hours, before any copy wait) with its interruptions added."""
-        high_hours += self.terms.added_hours(high_hours, self.cards, self.rows)
-
-
-def _hours(
-    one_card_hours: FloatArray,
-    speedups: FloatArray,
-    extra_hours: FloatArray | None,
-    *,
-    out: FloatArray,
-    losses: CellLosses | None = None,
-) -> None:
-    """Wall-clock hours into ``out``: the one-card hours over the speed-up, with ``losses`` the hours a
-    high end loses to interruptions, plus the wait for data copied from another city (not shortened by
-    more cards, and no job runs to be interrupted). Every bound of every path goes through here, in this
-    order, so every path gives the same floats."""
-    np.divide(one_card_hours, speedups, out=out)
-    if losses is not None:
-        losses.add_to(out)
-    if extra_hours is not None:
-        out += extra_hours
 
 
 def _bill_cells(
@@ -125,7 +88,7 @@ def _bill_cells(
     granularity_hours, min_billed_hours, hourly_rate = terms
     hours = out[:_BILLED]
     for bound in range(3):
-        _hours(
+        wall_clock_hours(
             one_card_hours[bound],
             speedups[bound],
             extra_hours,
@@ -167,7 +130,7 @@ def bill(
         return figures
     hours, billed = figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS]
     dense_hours = hours[dense].reshape(dense_shape)
-    _hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
+    wall_clock_hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
     billed_hours(
         dense_hours,
         tables.granularity_hours,
@@ -178,7 +141,7 @@ def bill(
     if dense.stop < layout.cells.size:
         offers = layout.cell_offer[sparse]
         extra = None if extra_hours is None else extra_hours.take(offers)
-        _hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
+        wall_clock_hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
         billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=billed[sparse])
     np.multiply(billed, rate, out=figures[Figure.COST_EXPECTED])
     return figures
@@ -205,7 +168,7 @@ def price_plan_cells(
         hours = np.empty((3, plans.at.size))
         high_low = (speedups.plans[0], speedups.plans[1])
         cell_losses = None if losses is None else CellLosses(losses, plans.cards, plans.offers)
-        _bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2], losses=cell_losses)
+        bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2], losses=cell_losses)
         figures[Figure.HOURS_EXPECTED].take(plans.at, out=hours[1])
         keep, costs = price_plans(tables, plans, hours, expected_cost)
         expected_cost[plans.at] = costs[1]
@@ -252,114 +215,3 @@ def fees_per_offer(
         return None
     storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
     return dataset_gb * storage_per_gb_hour, dataset_gb * traffic_per_gb
-
-
-def _bound_hours(
-    one_card_hours: FloatArray,
-    offers: IntArray,
-    speedups: tuple[FloatArray, FloatArray],
-    extra_hours: FloatArray | None,
-    *,
-    out: FloatArray,
-    losses: CellLosses | None,
-) -> None:
-    """The low and high hours of the cells of ``offers`` into ``out`` (``(2, cells)``; ``speedups``:
-    theirs, high and low: the fewest hours divide by the highest speed-up, the most by the lowest), as
-    ``bill`` works out the expected ones; ``losses``: the high end's interruptions."""
-    extra = None if extra_hours is None else extra_hours.take(offers)
-    bounds = one_card_hours[::2].take(offers, axis=1)
-    _hours(bounds[0], speedups[0], extra, out=out[0])
-    _hours(bounds[1], speedups[1], extra, out=out[1], losses=losses)
-
-
-class BoundTerms(msgspec.Struct, frozen=True):
-    """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
-
-    billed: bool  # the layout billed them up front: nothing to bill
-    one_card_hours: FloatArray  # (3, offers) low / expected / high
-    extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
-    fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
-    plan_cells: IntArray  # (plan cells,) the combined plans' cells priced, ascending
-    plan_costs: FloatArray  # (2, plan cells) their low and high costs (``price_plan_cells``)
-    losses: LossTerms | None  # what the high end loses to interruptions; None: nothing (serving)
-
-
-def bounds_at(
-    tables: OfferTables,
-    terms: BoundTerms,
-    figures: FloatArray,
-    cells: IntArray,
-    offers: IntArray,
-    speedups: tuple[FloatArray, FloatArray],
-    cards: FloatArray,
-) -> None:
-    """Bill the low and high bounds into ``figures`` (``(Figure, cells)``, gathered for some billed
-    ``cells`` of ``offers`` at ``cards`` cards, whose high and low speed-ups ``speedups`` are given) as
-    ``bill``, ``price_plan_cells`` and ``add_data_fees`` bill the expected one: element by element, the
-    same arithmetic, so the same floats."""
-    if terms.billed:
-        return
-    hours = figures[_HOURS_BOUNDS]
-    losses = None if terms.losses is None else CellLosses(terms.losses, cards, offers)
-    with unknown_hours():
-        _bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours, losses=losses)
-    _bill_bounds(
-        tables, terms, figures[_COST_BOUNDS], hours, figures[Figure.HOURLY_RATE_CNY], (cells, offers)
-    )
-
-
-def _bill_bounds(
-    tables: OfferTables,
-    terms: BoundTerms,
-    cost: FloatArray,
-    hours: FloatArray,
-    hourly_rate: FloatArray,
-    cells_of: tuple[IntArray, IntArray],
-) -> None:
-    """The costs of some bounds' ``hours`` (the cells ``cells_of`` of their offers) into ``cost``, as
-    ``bill``, ``price_plan_cells`` and ``add_data_fees`` bill them: billed hours times the rate, a
-    combined plan's cheapest combination, the data fees."""
-    cells, offers = cells_of
-    billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
-    cost *= hourly_rate
-    plan = np.flatnonzero(offers >= tables.offer_count)
-    if plan.size:
-        # Combined plans: the cheapest combination for each bound's hours, priced with the others (a
-        # plan's cells no response reads are not priced, and never quoted).
-        at = np.searchsorted(terms.plan_cells, cells[plan])
-        priced = at < terms.plan_cells.size
-        priced[priced] = terms.plan_cells[at[priced]] == cells[plan[priced]]
-        found = terms.plan_costs[:, at[priced]]
-        cost[..., plan[priced]] = found if cost.ndim == 2 else found[1]
-    if terms.fees is not None:
-        storage_per_hour, traffic = terms.fees
-        with unknown_hours():
-            cost += storage_per_hour.take(offers) * hours + traffic.take(offers)
-
-
-def high_everywhere(
-    tables: OfferTables,
-    terms: BoundTerms,
-    figures: FloatArray,
-    cells: tuple[IntArray, IntArray, FloatArray],
-    low_speedups: FloatArray,
-) -> None:
-    """The high end's hours and cost of every billed cell (``cells``: their positions, offers and cards;
-    ``low_speedups``: theirs) into ``figures``, as ``bounds_at`` bills it for the returned ones: what a
-    limit judged on the high end (and the safe plan) reads, when the layout did not bill it up front."""
-    if terms.billed:
-        return
-    positions, offers, cards = cells
-    hours = figures[Figure.HOURS_HIGH]
-    losses = None if terms.losses is None else CellLosses(terms.losses, cards, offers)
-    extra = None if terms.extra_hours is None else terms.extra_hours.take(offers)
-    with unknown_hours():
-        _hours(terms.one_card_hours[2].take(offers), low_speedups, extra, out=hours, losses=losses)
-        _bill_bounds(
-            tables,
-            terms,
-            figures[Figure.COST_HIGH],
-            hours,
-            figures[Figure.HOURLY_RATE_CNY],
-            (positions, offers),
-        )

@@ -28,11 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from schemas.offer import PERIOD_HOURS
-from schemas.quote import Interruptions, Lang, Quote, QuoteRequest, Range
+from schemas.quote import Lang, Quote, QuoteRequest, Range
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.base.memo import memoized
 from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
+from service.quote.prose.risk import interruptions_told, risk_clause, told_in_first_sentence
 from service.quote.prose.texts import (
     Message,
     hours_text,
@@ -43,25 +44,13 @@ from service.quote.prose.texts import (
     text,
 )
 
-__all__ = ["BREAK_EVEN_FACTOR", "MATERIAL_SHARE", "interruptions_told", "quote_summary"]
+__all__ = ["BREAK_EVEN_FACTOR", "quote_summary"]
 
 BREAK_EVEN_FACTOR = 2.0
 """A package's break-even is told when the job's hours per period are within this factor of it."""
 
-MATERIAL_SHARE = 0.01
-"""Interruptions whose hours lost are at least this share of a job's expected hours are told beside
-its figures (in the summary and a warning of its own)."""
-
 # Quote warnings the caveats leave out (the paragraph already carries them), and those told first.
 _LIMIT_WARNINGS = ("warn_deadline", "warn_budget")
-
-
-def interruptions_told(hours_expected: float, interruptions: Interruptions | None) -> bool:
-    """Whether a quote's interruptions are material to it (their hours at least ``MATERIAL_SHARE`` of its
-    expected hours, as the response shows both); a serving replica's time down never lengthens a job."""
-    if interruptions is None or interruptions.replica_down_share is not None:
-        return False
-    return hours_expected > 0 and interruptions.hours_lost >= MATERIAL_SHARE * hours_expected
 
 
 def _span(values: Range, unit: str, *, money: bool, lang: Lang) -> tuple[str, str]:
@@ -112,51 +101,6 @@ def _option_template(
         place=city if region is None else text("place_city_region", lang, city=city, region=region),
         pricing=text("pricing_spot", lang, pricing=billed) if spot else billed,
     )
-
-
-def _spot_risk(recommended: Quote, request: QuoteRequest, lang: Lang) -> str:
-    """What spot capacity risks: a batch job's work since its checkpoint, a serving replica's time up."""
-    interruptions = recommended.interruptions
-    if interruptions is None or interruptions.replica_down_share is None:
-        return text("risk_spot", lang)
-    cover = text("spot_cover_one" if request.workload.replicas == 1 else "spot_cover_many", lang)
-    share = significant_text(100 * interruptions.replica_down_share, digits=2)
-    return text("risk_spot_serving", lang, share=share, cover=cover)
-
-
-def _risk_clause(
-    recommended: Quote, safe: Quote | None, request: QuoteRequest, option: Callable[[Quote], str], lang: Lang
-) -> str:
-    """The recommendation's risks and the best plan without them, for its own sentence ("" without)."""
-    risks = recommended.risks
-    if not risks:
-        return ""
-    told: list[str] = []
-    if "deadline" in risks and request.deadline_hours is not None:
-        count = 0 if recommended.interruptions is None else recommended.interruptions.high_includes
-        told.append(
-            text(
-                "risk_deadline",
-                lang,
-                deadline=number_text(request.deadline_hours),
-                hours=hours_text(recommended.hours.high),
-                interrupted=text("deadline_interrupted", lang, count=count) if count else "",
-            )
-        )
-    if "budget" in risks and request.budget_cny is not None:
-        cost, budget = format_cny(recommended.cost_cny.high), format_cny(request.budget_cny)
-        told.append(text("risk_budget", lang, budget=budget, cost=cost))
-    if "spot" in risks:
-        told.append(_spot_risk(recommended, request, lang))
-    clause = text("risk_lead", lang, risks=join_text("join_and", told, lang))
-    if safe is None:
-        return clause + text("risk_none_safe", lang)
-    extra_cny = safe.cost_cny.expected - recommended.cost_cny.expected
-    if format_cny(abs(extra_cny)) == format_cny(0):
-        key = "risk_safe_same"
-    else:
-        key = "risk_safe_more" if extra_cny > 0 else "risk_safe_less"
-    return clause + text(key, lang, cost=format_cny(abs(extra_cny)), option=option(safe))
 
 
 def _illustrative_note(recommended: Quote, others: Iterable[Quote | None], lang: Lang) -> str:
@@ -252,14 +196,6 @@ def _caveats(
     return list(dict.fromkeys([*limits, *(warning.text for warning in response_warnings), *rest]))
 
 
-def _told(recommended: Quote) -> frozenset[str]:
-    """The recommendation's warnings its own sentence already says: its risks, material interruptions."""
-    told = {"warn_deadline", "warn_budget", "warn_spot", "warn_spot_serving"} if recommended.risks else set()
-    if interruptions_told(recommended.hours.expected, recommended.interruptions):
-        told.add("warn_interruptions")
-    return frozenset(told)
-
-
 def quote_summary(
     *,
     recommended: Quote,
@@ -275,7 +211,7 @@ def quote_summary(
 ) -> str:
     """The paragraph for a response with quotes."""
     lang = names.lang
-    caveats = _caveats(recommended_warnings, response_warnings, _told(recommended))
+    caveats = _caveats(recommended_warnings, response_warnings, told_in_first_sentence(recommended))
     if len(caveats) > 1:
         caveat = text("summary_caveats", lang, caveats=join_text("join_caveats", caveats, lang))
     else:
@@ -298,7 +234,7 @@ def quote_summary(
             lang,
             option=option(recommended),
             note=note,
-            risk=_risk_clause(recommended, safe, request, option, lang),
+            risk=risk_clause(recommended, safe, request, option, lang),
         ),
         (
             text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))

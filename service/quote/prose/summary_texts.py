@@ -20,52 +20,15 @@ SUMMARY_TEMPLATES: dict[str, dict[Lang, str]] = {
     "unit_hours": {"en": " h", "zh": " 小时"},
     "range_suffix": {"en": " ({low}–{high}{unit})", "zh": "（{low}–{high}{unit}）"},
     "place_city_region": {"en": "{city}, {region}", "zh": "{region}{city}"},
-    "pricing_spot": {"en": "spot / interruptible, {pricing}", "zh": "抢占式（可中断），{pricing}"},
     "option": {
         "en": "{cards} × {gpu} from {vendor} ({place}), {pricing}: "
         "about {hours} h{hours_range}{lost} for {cost}{cost_range}",
         "zh": "{vendor}（{place}）的 {cards} 张 {gpu}，{pricing}，约 {hours} 小时{hours_range}{lost}，"
         "费用 {cost}{cost_range}",
     },
-    "option_lost": {
-        "en": ", plus about {hours} h for {count} expected interruptions,",
-        "zh": "，另加约 {hours} 小时应对预计 {count} 次中断",
-    },
     # Summary: its sentences.
     "summary_recommended": {"en": "Recommended: {option}{note}{risk}.", "zh": "推荐：{option}{note}{risk}。"},
     # The recommendation's risks, in its own sentence, and the plan without them.
-    "risk_lead": {"en": ", but {risks}", "zh": "，但{risks}"},
-    "risk_deadline": {
-        "en": "it may miss the {deadline} h deadline (up to {hours} h if speed is at the low end{interrupted})",
-        "zh": "可能超出 {deadline} 小时的期限（速度偏低{interrupted}时最多 {hours} 小时）",
-    },
-    "risk_budget": {
-        "en": "it may go over the {budget} budget (up to {cost} at the high end)",
-        "zh": "可能超出 {budget} 的预算（最高 {cost}）",
-    },
-    "risk_spot": {
-        "en": "it runs on spot capacity the vendor can take back mid-job",
-        "zh": "它使用服务商可中途收回的抢占式资源",
-    },
-    "risk_spot_serving": {
-        "en": "its replicas run on spot capacity the vendor can take back (each would be down about {share} % "
-        "of the time; {cover})",
-        "zh": "其副本使用服务商可随时收回的抢占式资源（每个副本约有 {share}% 的时间不可用；{cover}）",
-    },
-    "join_and": {"en": "{first} and {then}", "zh": "{first}，且{then}"},
-    "risk_safe_more": {
-        "en": "; {cost} more removes the risk: {option}",
-        "zh": "；多花 {cost} 即可消除风险：{option}",
-    },
-    "risk_safe_less": {
-        "en": "; a plan without the risk costs {cost} less: {option}",
-        "zh": "；没有这一风险的方案反而便宜 {cost}：{option}",
-    },
-    "risk_safe_same": {
-        "en": "; a plan without the risk costs the same: {option}",
-        "zh": "；没有这一风险的方案费用相同：{option}",
-    },
-    "risk_none_safe": {"en": "; no plan here is free of that risk", "zh": "；这里没有能避开这一风险的方案"},
     "note_illustrative": {
         "en": ", at an illustrative reference price from a public article, not a live quote",
         "zh": "（示意参考价，取自公开文章，并非实时报价）",

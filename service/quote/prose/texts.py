@@ -4,7 +4,8 @@ Each message id maps to an ``en`` and a ``zh`` template using the same ``str.for
 are formatted before they get here (``format_cny``, ``hours_text``) so both languages show the same
 figures. Code picks which messages to say, in what order and with which fields; how a language words,
 punctuates and joins them lives here (``join_sentences``, ``join_list``), so a rewording is a table edit.
-The summary's messages are kept in ``summary_texts`` and merged in here; the command line's table keeps
+The summary's messages are kept in ``summary_texts`` and those about risk in ``risk_texts``, merged in
+here; the command line's table keeps
 its own (``service.cli.texts``), written by the same rules (``text_from``).
 """
 
@@ -18,6 +19,7 @@ import msgspec
 
 from schemas.quote import Lang
 from service.quote.base.money import number_text
+from service.quote.prose.risk_texts import RISK_TEMPLATES
 from service.quote.prose.summary_texts import SUMMARY_TEMPLATES
 
 __all__ = [
@@ -128,48 +130,6 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "deadline at risk: up to {hours} h if speed is at the low end{interrupted}, past the {deadline} h "
         "deadline",
         "zh": "可能超出期限：速度偏低{interrupted}时最多需 {hours} 小时，超过 {deadline} 小时的期限",
-    },
-    "deadline_interrupted": {"en": " and {count} interruption(s) hit", "zh": "且遇到 {count} 次中断"},
-    "item_spot": {"en": "spot / interruptible: ", "zh": "抢占式（可中断）："},
-    "warn_spot": {
-        "en": "spot / interruptible capacity: the vendor can take the machines back, about {rate} times per "
-        "machine-month ({source}); the job then resumes from its last checkpoint",
-        "zh": "抢占式（可中断）资源：服务商可以收回机器，约每台机器每月 {rate} 次（{source}）；中断后任务从最近的"
-        "检查点恢复",
-    },
-    "warn_spot_serving": {
-        "en": "spot / interruptible capacity: a replica would be down about {share} % of the time (a "
-        "{restart}-minute restart each time the vendor takes a machine back, about {rate} times per "
-        "machine-month, {source}); {cover}",
-        "zh": "抢占式（可中断）资源：每个副本约有 {share}% 的时间不可用（服务商每收回一次机器需重启 {restart} 分钟，"
-        "约每台机器每月 {rate} 次，{source}）；{cover}",
-    },
-    "spot_rate_vendor": {"en": "the vendor's stated rate", "zh": "服务商公布的中断率"},
-    "spot_rate_default": {
-        "en": "no rate stated: the middle of 0.05–0.2, the range AWS's Spot Instance Advisor puts GPU types in",
-        "zh": "服务商未公布中断率：取 0.05–0.2 的中间值，即 AWS Spot Instance Advisor 中 GPU 机型所在的范围",
-    },
-    "spot_cover_one": {"en": "a second replica covers it", "zh": "再加一个副本即可顶上"},
-    "spot_cover_many": {
-        "en": "the other replicas cover it while it restarts",
-        "zh": "重启期间由其他副本顶上",
-    },
-    "warn_replica_down": {
-        "en": "a replica would be down about {share} % of the time for failing hardware (a {restart}-minute "
-        "restart each time)",
-        "zh": "因硬件故障，每个副本约有 {share}% 的时间不可用（每次重启 {restart} 分钟）",
-    },
-    "warn_interruptions": {
-        "en": "interruptions: plus about {hours} h for {count} expected interruptions (each loses half the "
-        "{interval} h checkpoint interval and a {restart}-minute restart, {per} h); the high end includes {high}",
-        "zh": "中断：预计 {count} 次中断，另需约 {hours} 小时（每次损失半个 {interval} 小时的检查点间隔和 {restart} "
-        "分钟重启，共 {per} 小时）；上限已计入 {high} 次",
-    },
-    "note_checkpoint_interval": {
-        "en": "with {minutes}-minute checkpoints and an interruption every {between} h, checkpointing about "
-        "every {suggested} h loses least (Young/Daly; quoted at every {interval} h)",
-        "zh": "每次保存检查点需 {minutes} 分钟、平均每 {between} 小时中断一次时，约每 {suggested} 小时保存一次损失最小"
-        "（Young/Daly 公式；报价按每 {interval} 小时计算）",
     },
     "warn_budget": {
         "en": "budget at risk: up to {cost} at the high end, over the {budget} budget",
@@ -292,6 +252,7 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "join_sentences": {"en": "{first} {then}", "zh": "{first}{then}"},
     "join_list": {"en": "{first}, {then}", "zh": "{first}、{then}"},
     **SUMMARY_TEMPLATES,
+    **RISK_TEMPLATES,
 }
 
 
