@@ -23,7 +23,8 @@ over the pessimistic hours), the interruptions a run with bad luck meets, so a 1
 elementwise, so a cell's answer never depends on which other cells are worked out with it.
 
 The checkpoint interval that loses least (Young/Daly) is ``√(2 × checkpoint time × hours between
-interruptions)``; a quote suggests it when the caller gives the checkpoint time.
+interruptions)``; a quote suggests it when the caller gives the checkpoint time. Sources and the reasons
+for each default: docs/engine.md, "Interruptions".
 """
 
 from __future__ import annotations
