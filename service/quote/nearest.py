@@ -128,7 +128,9 @@ def _outside_filters(
     gpus = sorted({offer.gpu for offer in offers}) if resolved.gpus is not None else []
     request = resolved.request
     filtered = filters_text(request, regions=resolved.regions, cities=resolved.cities, gpus=resolved.gpus,
-                            vendors=resolved.vendors, names=names) + counts_shown  # fmt: skip
+                            vendors=resolved.vendors, names=names,
+                            spot_refused=not resolved.risk.allow_spot and bool(snapshot.tables.interruptible.any()),
+                            ) + counts_shown  # fmt: skip
     return OutsideFilters(
         places=tuple(places),
         gpus=tuple(gpus),
@@ -190,6 +192,7 @@ def nothing_fits_summary(
                 cities=None,
                 vendors=None,
                 pricing=None,
+                risk=msgspec.structs.replace(resolved.risk, allow_spot=True),
             )
             outside = _outside_filters(
                 run(lifted), resolved, snapshot, names, evaluation.matching, counts_shown

@@ -147,3 +147,12 @@ def test_spot_packages_and_card_hours_join_no_combined_plan() -> None:
     # 720 h of the month and 80 h by the hour: the plan an on-demand card-hour price makes.
     assert [quote.cost_cny.expected for quote in mixed] == [1000.0 + 80 * 2.0]
     assert not math.isnan(mixed[0].cost_cny.high)
+
+
+async def test_when_only_spot_capacity_would_serve_the_summary_says_it_was_left_out(client: Client) -> None:
+    body = await _quote(client, {"workload": {"kind": "serving", "hours": 24}, "gpus": ["a100-80g"]})
+    assert body["quotes"] == [] and body["excluded"]["filters"] > 0
+    assert "offers fit this job (filtered to A100 80G, no spot capacity)" in body["summary"]
+    allowed = await _quote(client, {"workload": {"kind": "serving", "hours": 24}, "gpus": ["a100-80g"],
+                                    "allow_spot": True})  # fmt: skip
+    assert allowed["recommended"] == "sz-spot:a100-spot@1"

@@ -55,6 +55,8 @@ RISK_TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "每次保存检查点需 {minutes} 分钟、平均每 {between} 小时中断一次时，约每 {suggested} 小时保存一次损失最小"
         "（Young/Daly 公式；报价按每 {interval} 小时计算）",
     },
+    # The summary with nothing to quote: spot capacity left out among the filters.
+    "filtered_no_spot": {"en": "no spot capacity", "zh": "不用抢占式资源"},
     # The summary: an option on spot capacity, material interruptions beside its figures, the
     # recommendation's risks and the plan without them.
     "pricing_spot": {"en": "spot / interruptible, {pricing}", "zh": "抢占式（可中断），{pricing}"},
