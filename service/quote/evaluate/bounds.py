@@ -14,6 +14,7 @@ import numpy as np
 from service.quote.base.arrays import FloatArray, IntArray
 from service.quote.evaluate.figures import Figure, unknown_hours
 from service.quote.evaluate.hours import CellLosses, bound_hours, wall_clock_hours
+from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.model.billing import billed_hours
 from service.quote.model.interruptions import LossTerms
 from service.quote.model.tables import OfferTables
@@ -71,18 +72,32 @@ def _bill_bounds(
     """The costs of some bounds' ``hours`` (the cells ``cells_of`` of their offers) into ``cost``, as
     ``bill``, ``price_plan_cells`` and ``add_data_fees`` bill them: billed hours times the rate, a
     combined plan's cheapest combination, the data fees."""
-    cells, offers = cells_of
-    billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
+    billed_hours(
+        hours, tables.granularity_hours.take(cells_of[1]), tables.min_billed_hours.take(cells_of[1]), out=cost
+    )
     cost *= hourly_rate
+    _priced_plans(tables, terms, cost, cells_of)
+    _add_fees(terms, cost, hours, cells_of[1])
+
+
+def _priced_plans(
+    tables: OfferTables, terms: BoundTerms, cost: FloatArray, cells_of: tuple[IntArray, IntArray]
+) -> None:
+    """Combined plans' bounds in ``cost`` (``(2, cells)`` low and high, or the high alone): the cheapest
+    combination for each bound's hours, priced with the others (a plan's cells no response reads are not
+    priced, and never quoted)."""
+    cells, offers = cells_of
     plan = np.flatnonzero(offers >= tables.offer_count)
     if plan.size:
-        # Combined plans: the cheapest combination for each bound's hours, priced with the others (a
-        # plan's cells no response reads are not priced, and never quoted).
         at = np.searchsorted(terms.plan_cells, cells[plan])
         priced = at < terms.plan_cells.size
         priced[priced] = terms.plan_cells[at[priced]] == cells[plan[priced]]
         found = terms.plan_costs[:, at[priced]]
         cost[..., plan[priced]] = found if cost.ndim == 2 else found[1]
+
+
+def _add_fees(terms: BoundTerms, cost: FloatArray, hours: FloatArray, offers: IntArray) -> None:
+    """A data set's storage over each bound's ``hours`` and its copy's traffic, added to ``cost``."""
     if terms.fees is not None:
         storage_per_hour, traffic = terms.fees
         with unknown_hours():
@@ -90,28 +105,45 @@ def _bill_bounds(
 
 
 def high_everywhere(
-    tables: OfferTables,
-    terms: BoundTerms,
-    figures: FloatArray,
-    cells: tuple[IntArray, IntArray, FloatArray],
-    low_speedups: FloatArray,
+    tables: OfferTables, terms: BoundTerms, figures: FloatArray, layout: Layout, speedups: GatheredSpeedups
 ) -> None:
-    """The high end's hours and cost of every billed cell (``cells``: their positions, offers and cards;
-    ``low_speedups``: theirs) into ``figures``, as ``bounds_at`` bills it for the returned ones: what a
-    limit judged on the high end (and the safe plan) reads, when the layout did not bill it up front."""
+    """The high end's hours and cost of every cell ``layout`` bills into ``figures``, as ``bounds_at``
+    bills it for the returned ones (the dense counts' whole rows row by row, then the others cell by cell,
+    as ``figures.bill`` lays them out): what a limit judged on the high end, and the plans with no risk
+    of passing a limit, read, when the layout did not bill the bounds up front."""
     if terms.billed:
         return
-    positions, offers, cards = cells
-    hours = figures[Figure.HOURS_HIGH]
-    losses = None if terms.losses is None else CellLosses(terms.losses, cards, offers)
-    extra = None if terms.extra_hours is None else terms.extra_hours.take(offers)
+    dense = slice(None, layout.dense * tables.size)
+    dense_shape = (layout.dense, tables.size)
+    sparse = slice(dense.stop, None)
+    offers = layout.cell_offer[sparse]
+    hours, cost = figures[Figure.HOURS_HIGH], figures[Figure.COST_HIGH]
+    losses = terms.losses
+    extra = terms.extra_hours
     with unknown_hours():
-        wall_clock_hours(terms.one_card_hours[2].take(offers), low_speedups, extra, out=hours, losses=losses)
-        _bill_bounds(
-            tables,
-            terms,
-            figures[Figure.COST_HIGH],
-            hours,
-            figures[Figure.HOURLY_RATE_CNY],
-            (positions, offers),
+        dense_hours = hours[dense].reshape(dense_shape)
+        wall_clock_hours(
+            terms.one_card_hours[2],
+            speedups.low_dense,
+            extra,
+            out=dense_hours,
+            losses=None if losses is None else CellLosses(losses, layout.cards[: layout.dense, None], None),
         )
+        billed_hours(
+            dense_hours,
+            tables.granularity_hours,
+            tables.min_billed_hours,
+            out=cost[dense].reshape(dense_shape),
+        )
+        if offers.size:
+            wall_clock_hours(
+                terms.one_card_hours[2].take(offers),
+                speedups.low_sparse,
+                None if extra is None else extra.take(offers),
+                out=hours[sparse],
+                losses=None if losses is None else CellLosses(losses, layout.cell_cards[sparse], offers),
+            )
+            billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=cost[sparse])
+        cost *= figures[Figure.HOURLY_RATE_CNY]
+        _priced_plans(tables, terms, cost, (layout.cells, layout.cell_offer))
+        _add_fees(terms, cost, hours, layout.cell_offer)

@@ -227,13 +227,7 @@ def evaluate(
         losses=billed_losses,
     )
     if reads_every_high_end(request):
-        high_everywhere(
-            tables,
-            bounds,
-            figures,
-            (layout.cells, layout.cell_offer, layout.cell_cards),
-            layout.low_speedups(scaling),
-        )
+        high_everywhere(tables, bounds, figures, layout, speedups)
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
     cell_offer = layout.cell_offer

@@ -61,6 +61,9 @@ class GatheredSpeedups:
     scaling: ScalingColumns
     dense: FloatArray  # (dense counts, rows)
     sparse: FloatArray  # (sparse cells,)
+    # The low speed-ups likewise: what every cell's high end divides by, when a limit reads it
+    low_dense: FloatArray
+    low_sparse: FloatArray
     plans: FloatArray  # (2, plan cells): high, then low (``_figures.price_plan_cells``)
     every_bound: FloatArray | None  # (3, counts, rows): high / expected / low, where ``bounds_up_front``
 
@@ -92,18 +95,14 @@ class Layout:
         """The speed-ups ``rule`` gives (``tables``: the layout's) gathered per cell."""
         return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(rule.columns(tables, self.counts)))
 
-    def low_speedups(self, scaling: ScalingColumns) -> FloatArray:
-        """Every billed cell's low speed-up (what its high end divides by), in cell order."""
-        low = scaling.low
-        dense = np.take(low[: self.dense], scaling.code, axis=1).ravel()
-        return np.concatenate((dense, low.take(self.sparse_speedup_at)))
-
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
         table = scaling.expected
         return GatheredSpeedups(
             scaling=scaling,
             dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
             sparse=_frozen(table.take(self.sparse_speedup_at)),
+            low_dense=_frozen(np.take(scaling.low[: self.dense], scaling.code, axis=1)),
+            low_sparse=_frozen(scaling.low.take(self.sparse_speedup_at)),
             every_bound=_frozen(
                 np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
             )

@@ -130,22 +130,15 @@ class BatchJob(JobKind):
             return AskedCounts(asked.card_counts)
         if asked.deadline_hours is None:
             return SoldCounts(asked.max_plan_cards)
-        scaling = speedups.columns(tables, (1,))
-        deadline_cards = np.stack(
-            [
-                fewest_meeting_deadline(
-                    tables,
-                    scaling,
-                    hours,
-                    asked.deadline_hours,
-                    rows.matching,
-                    rows.fewest_cards,
-                    asked.max_plan_cards,
-                    lookup=fast.deadline_lookup,
-                    bound=bound,
-                )
-                for hours, bound in _deadline_bounds(rows)
-            ]
+        deadline_cards = fewest_meeting_deadline(
+            tables,
+            speedups.columns(tables, (1,)),
+            _deadline_bounds(rows),
+            asked.deadline_hours,
+            rows.matching,
+            rows.fewest_cards,
+            asked.max_plan_cards,
+            lookup=fast.deadline_lookup,
         )
         deadline_cards.flags.writeable = False
         return SoldCountsByDeadline(asked.max_plan_cards, ArrayKey(deadline_cards))

@@ -17,6 +17,7 @@ answer is the same either way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -82,43 +83,46 @@ def _speedups_by_count(
 def fewest_meeting_deadline(
     tables: OfferTables,
     scaling: ScalingColumns,
-    one_card_hours: FloatArray,
+    bounds: Sequence[tuple[FloatArray, SpeedupBound]],
     deadline_hours: float,
     matching: BoolArray,
     fewest_cards: FloatArray,
     max_cards: int,
     *,
     lookup: bool = True,
-    bound: SpeedupBound = "expected",
 ) -> IntArray:
-    """``(rows,)``: each matching row's fewest cards that meet the deadline by ``bound`` speed-up (the
-    expected hours, or the high end's on the low speed-up: ``one_card_hours`` then the high ones), or 0
-    (``lookup`` False: every row by the search, the reference the lookup is tested against)."""
+    """``(bounds, rows)``: each matching row's fewest cards that meet the deadline, by each of ``bounds``'
+    one-card hours and the speed-up they divide by (the expected hours on the expected speed-up, the high
+    ones on the low), or 0 (``lookup`` False: every row by the search, the reference the lookup is tested
+    against). What the bounds share (each row's counts to choose from) is worked out once."""
     last = np.minimum(np.trunc(tables.max_units * tables.unit_cards), max_cards).astype(np.int64)
     step = tables.count_step.astype(np.int64)
     # Past ``last`` every row answers 0, so the floor is capped there (a memory minimum may be huge).
     floor = np.minimum(np.maximum(tables.count_floor, np.trunc(fewest_cards)), last + 1)
     first = -(-np.maximum(floor.astype(np.int64), 1) // step) * step
-    needed = one_card_hours / deadline_hours  # the speed-up that meets the deadline
     most_cards = max(int(last.max(initial=1)), 1)
-    expected, rising = _speedups_by_count(scaling.columns, most_cards, bound)
-    if not lookup:
-        rising = np.zeros_like(rising)
-    # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
-    by_column = needed[tables.scaling_order]
-    reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)
     starts = tables.scaling_starts.tolist()
-    for column in np.flatnonzero(rising).tolist():
-        rows = slice(starts[column], starts[column + 1])
-        reached_by_column[rows] = np.searchsorted(expected[column], by_column[rows])
-    reached = np.empty(tables.size, dtype=np.int64)
-    reached[tables.scaling_order] = reached_by_column
-    # The first multiple of the step from ``first`` at or past that count (count = index + 1).
-    found: IntArray = first + -(-(np.maximum(reached + 1, first) - first) // step) * step
-    found[(found > last) | ~matching] = 0
-    if not rising.all():
-        falling = matching & ~rising[scaling.code]
-        _search_falling(scaling, (needed, first, last, step), falling, found, bound)
+    found = np.empty((len(bounds), tables.size), dtype=np.int64)
+    for at, (one_card_hours, bound) in enumerate(bounds):
+        needed = one_card_hours / deadline_hours  # the speed-up that meets the deadline
+        speedups, rising = _speedups_by_count(scaling.columns, most_cards, bound)
+        if not lookup:
+            rising = np.zeros_like(rising)
+        # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
+        by_column = needed[tables.scaling_order]
+        reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)
+        for column in np.flatnonzero(rising).tolist():
+            rows = slice(starts[column], starts[column + 1])
+            reached_by_column[rows] = np.searchsorted(speedups[column], by_column[rows])
+        reached = np.empty(tables.size, dtype=np.int64)
+        reached[tables.scaling_order] = reached_by_column
+        # The first multiple of the step from ``first`` at or past that count (count = index + 1).
+        row_found = found[at]
+        np.add(first, -(-(np.maximum(reached + 1, first) - first) // step) * step, out=row_found)
+        row_found[(row_found > last) | ~matching] = 0
+        if not rising.all():
+            falling = matching & ~rising[scaling.code]
+            _search_falling(scaling, (needed, first, last, step), falling, row_found, bound)
     return found
 
 

@@ -29,6 +29,7 @@ for each default: docs/engine.md, "Interruptions".
 
 from __future__ import annotations
 
+import functools
 import math
 
 import msgspec
@@ -64,40 +65,41 @@ HIGH_QUANTILE = 0.9
 
 # Below this mean, no interruption is the 90th percentile: P(N = 0) = e^-mean ≥ 0.9.
 _NONE_BELOW = -math.log(HIGH_QUANTILE)
-# Up to this mean the percentile is summed exactly; past it the Cornish-Fisher expansion is within one.
+# Up to this mean the percentile is read from the exact table; past it the Cornish-Fisher expansion is
+# within one.
 _EXACT_UP_TO = 30.0
+_TABLE_COUNTS = 48  # the table's counts reach past the percentile of a mean of 30 (37)
 _Z = 1.2815515655446004  # the standard normal's 90th percentile
 
 
-def _exact_counts(means: FloatArray) -> FloatArray:
-    """The smallest n with P(N ≤ n) ≥ 0.9 for Poisson ``means`` (each ≤ ``_EXACT_UP_TO``)."""
-    pmf = np.exp(-means)
-    cdf = pmf.copy()
-    counts = np.zeros(means.shape)
-    unmet = cdf < HIGH_QUANTILE
-    k = 0
-    while unmet.any():
-        k += 1
-        pmf *= means / k
-        cdf += pmf
-        counts[unmet] = k
-        unmet &= cdf < HIGH_QUANTILE
-    return counts
+@functools.cache
+def _breakpoints() -> FloatArray:
+    """``(counts,)``: for each n, the largest mean whose Poisson P(N ≤ n) is still ≥ 0.9 (the percentile is
+    non-decreasing in the mean, so a mean's percentile is the number of breakpoints below it). Bisected
+    for every n at once, the probabilities summed in logs; worked out once per process."""
+    counts = np.arange(_TABLE_COUNTS)
+    log_factorials = np.array([math.lgamma(k + 1) for k in range(_TABLE_COUNTS)])
+    low, high = np.zeros(_TABLE_COUNTS), np.full(_TABLE_COUNTS, 4.0 * _TABLE_COUNTS)
+    for _ in range(100):
+        middle = (low + high) / 2
+        log_pmf = -middle[:, None] + counts[None, :] * np.log(middle[:, None]) - log_factorials[None, :]
+        cdf = np.cumsum(np.exp(log_pmf), axis=1)[counts, counts]
+        met = cdf >= HIGH_QUANTILE
+        low, high = np.where(met, middle, low), np.where(met, high, middle)
+    low[0] = _NONE_BELOW  # exact: e^-mean = 0.9
+    low.flags.writeable = False
+    return low
 
 
 def high_count(means: FloatArray) -> FloatArray:
-    """Interruptions a quote's high end includes for Poisson ``means`` (NaN and 0 give 0)."""
-    counts = np.zeros(means.shape)
-    some = means > _NONE_BELOW
-    if not some.any():
-        return counts
-    chosen = means[some]
-    found = np.empty(chosen.shape)
-    exact = chosen <= _EXACT_UP_TO
-    found[exact] = _exact_counts(chosen[exact])
-    large = chosen[~exact]
-    found[~exact] = np.ceil(large + _Z * np.sqrt(large) + (_Z * _Z - 1) / 6 - 0.5)  # infinite stays so
-    counts[some] = found
+    """Interruptions a quote's high end includes for Poisson ``means`` (NaN and 0 give 0): the 90th
+    percentile, read from the exact table up to a mean of 30, the Cornish-Fisher expansion past it."""
+    counts: FloatArray = np.searchsorted(_breakpoints(), means).astype(np.float64)
+    counts[~(means > _NONE_BELOW)] = 0.0  # NaN too
+    large = means > _EXACT_UP_TO
+    if large.any():
+        chosen = means[large]  # an infinite mean (hours unknown) stays infinite
+        counts[large] = np.ceil(chosen + _Z * np.sqrt(chosen) + (_Z * _Z - 1) / 6 - 0.5)
     return counts
 
 
