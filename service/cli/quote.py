@@ -101,7 +101,7 @@ def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
     marks = [
         table_text(f"table_{name}", lang)
         for name, quote_id in (("cheapest", response.cheapest), ("fastest", response.fastest),
-                               ("recommended", response.recommended))
+                               ("recommended", response.recommended), ("safe", response.safe))
         if quote_id == quote.id
     ]  # fmt: skip
     if quote.spot:

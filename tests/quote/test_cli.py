@@ -226,3 +226,10 @@ def test_bad_risk_flags_exit_2_naming_the_flag(
     args = _parse(*(argv if "--serving-hours" in argv else ("--gpu-hours", "48", *argv)))
     assert args.handler(args) == 2
     assert said in capsys.readouterr().err
+
+
+def test_the_plan_without_the_risk_is_marked_in_the_table() -> None:
+    catalog = snapshot([offer("v", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0))])
+    response = build_quote(catalog, request(48, card_counts=[3, 4], deadline_hours=20), options=options())
+    rows = {line.split()[3]: line for line in format_table(response).splitlines()[1:3]}
+    assert "recommended" in rows["3"] and "no risk" in rows["4"]

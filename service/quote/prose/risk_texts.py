@@ -95,5 +95,6 @@ RISK_TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": "; a plan without the risk costs the same: {option}",
         "zh": "；没有这一风险的方案费用相同：{option}",
     },
+    "safe_plan": {"en": "the plan without the risk", "zh": "上述无风险的方案"},
     "risk_none_safe": {"en": "; no plan here is free of that risk", "zh": "；这里没有能避开这一风险的方案"},
 }

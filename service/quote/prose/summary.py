@@ -118,8 +118,10 @@ def _single_vs_fastest(
     option: Callable[[Quote], str],
     min_cards: int | None,
     lang: Lang,
+    safe: Quote | None = None,
 ) -> str:
-    fastest_text = option(fastest)
+    # The plan without the recommendation's risk is already told in full in the first sentence.
+    fastest_text = text("safe_plan", lang) if safe is not None and fastest.id == safe.id else option(fastest)
     if single is None:
         if min_cards is None or min_cards <= 1:
             # No single card within the limits (or billed as one card): no comparison, only the fastest.
@@ -239,7 +241,7 @@ def quote_summary(
         (
             text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))
             if request.workload.kind == "serving"  # every plan runs the hours asked for: none is faster
-            else _single_vs_fastest(single, fastest, recommended, option, min_cards, lang)
+            else _single_vs_fastest(single, fastest, recommended, option, min_cards, lang, safe)
         ),
         _break_even(quotes, names),
         caveat,
