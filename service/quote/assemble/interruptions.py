@@ -40,7 +40,7 @@ _DOWN_SHARE_TOLD = 0.001
 
 def _significant(value: float) -> float:
     """``value`` to three significant digits (0 and NaN give 0): counts as small as 0.001 stay readable."""
-    return float(f"{value:.3g}") if value == value else 0.0  # noqa: PLR0124 - NaN is the only value unequal to itself
+    return 0.0 if math.isnan(value) else float(f"{value:.3g}")
 
 
 class QuoteInterruptions(msgspec.Struct, frozen=True, gc=False):
