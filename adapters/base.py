@@ -178,6 +178,7 @@ class OfferBuilder:
         storage_cny_per_gb_day: float | None = None,
         traffic_cny_per_gb: float | None = None,
         lead_time_h: float | None = None,
+        spot_interruptions_per_month: float | None = None,
     ) -> None:
         """Validate one row (known GPU, amounts within bounds and within what a real price can be, a new
         SKU) and keep it, or record why not.
@@ -228,6 +229,7 @@ class OfferBuilder:
             storage_cny_per_gb_day=storage_cny_per_gb_day,
             traffic_cny_per_gb=traffic_cny_per_gb,
             lead_time_h=lead_time_h,
+            spot_interruptions_per_month=spot_interruptions_per_month,
         )
         if (problem := implausible_offer(offer)) is not None:
             self.reject(sku, "implausible_price", problem)

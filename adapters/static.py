@@ -17,7 +17,9 @@ Recorded sample::
 ``price_cny`` is per card-hour, node-hour, bundle-hour or period according to ``kind``. A row may add
 the vendor's data fees: ``storage_cny_per_gb_day`` and ``traffic_cny_per_gb`` (quotes use them when a
 request gives ``workload.dataset_gb``), and ``lead_time_h``, the hours from booking to the cards being
-ready (multi-card capacity "booked a day ahead" is 24; the deadline counts them). ``observed_at``
+ready (multi-card capacity "booked a day ahead" is 24; the deadline counts them). A spot row (``"spot":
+true``: capacity the vendor can take back) may state how often: ``interruptions_per_month``, expected
+interruptions per 30 days of one rented machine. ``observed_at``
 (optional, ISO-8601 with a UTC offset) is when the prices were seen: each offer's ``fetched_at`` is that
 time rather than the time the file was read, so prices copied into a file age, and turn stale, like any
 other. Left out, the prices are as new as the read.
@@ -87,6 +89,9 @@ class _RawOffer(msgspec.Struct, forbid_unknown_fields=True):
     interconnect: Interconnect = "pcie"
     available_cards: int | None = None
     spot: bool = False
+    # A spot row's interruption rate as the vendor states it: expected interruptions per 30 days of one
+    # rented machine (``Offer.spot_interruptions_per_month``).
+    interruptions_per_month: Annotated[float, msgspec.Meta(ge=0, le=720)] | None = None
     # Data fees, when the vendor lists them: storage per GB-day, traffic per GB.
     storage_cny_per_gb_day: Annotated[float, msgspec.Meta(ge=0, le=1e6)] | None = None
     traffic_cny_per_gb: Annotated[float, msgspec.Meta(ge=0, le=1e6)] | None = None
@@ -152,6 +157,8 @@ def parse_static(body: bytes, config: VendorConfig, context: AdapterContext, *, 
             storage_cny_per_gb_day=raw.storage_cny_per_gb_day,
             traffic_cny_per_gb=raw.traffic_cny_per_gb,
             lead_time_h=raw.lead_time_h,
+            # A rate on a row that is not spot says nothing the quotes use.
+            spot_interruptions_per_month=raw.interruptions_per_month if raw.spot else None,
         )
     return builder.result()
 

@@ -107,7 +107,13 @@ class Offer(msgspec.Struct, kw_only=True, frozen=True, gc=False):
     source: str
     currency: Literal["CNY"] = "CNY"
     available_cards: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    # Spot / preemptible capacity (抢占式/竞价): cheaper because the vendor can take it back mid-job.
     spot: bool = False
+    # For a spot offer, how often the vendor says one rented machine is taken back: expected
+    # interruptions per 30 days (720 h) of one machine, the unit AWS's and Alibaba Cloud's spot advice
+    # use (a share of instances reclaimed in a month). Left out, quotes use the engine's sourced default
+    # range (docs/engine.md, "Interruptions").
+    spot_interruptions_per_month: Annotated[float, msgspec.Meta(ge=0, le=720)] | None = None
     label: str = ""
     # Data fees the vendor lists (storage is billed per GB-day even while the instance is off,
     # traffic per GB): quotes add them when the request gives workload.dataset_gb.

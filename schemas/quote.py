@@ -23,8 +23,10 @@ __all__ = [
     "MAX_CARDS",
     "Alternative",
     "Communication",
+    "Confidence",
     "Excluded",
     "Growth",
+    "Interruptions",
     "Lang",
     "LineItem",
     "LineItemKind",
@@ -35,6 +37,7 @@ __all__ = [
     "QuoteResponse",
     "Range",
     "RankBy",
+    "Risk",
     "ScalingOverride",
     "ScalingPoints",
     "ScalingProfile",
@@ -52,6 +55,12 @@ DEFAULT_CARD_COUNTS: tuple[int, ...] = (1, 2, 4, 8, 16)
 
 Task = Literal["inference", "lora", "qlora", "full_finetune", "pretrain"]
 RankBy = Literal["cost", "time", "value"]
+Confidence = Literal["expected", "high"]
+"""Which end of a quote's range a limit judges: ``expected`` (the figure it is ranked by) or ``high``
+(its high end, interruptions included: the plan meets the limit even when speed is at its low end)."""
+Risk = Literal["deadline", "budget", "spot"]
+"""What can go wrong with a quote: its high end passes the deadline or the budget, or it runs on spot
+capacity the vendor can take back."""
 Lang = Literal["en", "zh"]
 ScalingProfile = Literal["default", "nvlink", "comm_heavy"]
 LineItemKind = Literal["compute", "network", "storage", "discount", "minimum"]
@@ -146,6 +155,13 @@ class Workload(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     model: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
     # Bytes per weight: bf16 2, fp8 / int8 1, int4 0.5. Left out: bf16, and QLoRA's usual 4-bit base.
     precision: Literal["bf16", "fp8", "int8", "int4"] | None = None
+    # What an interruption (spot capacity taken back, a card failing) costs a batch job: the work since
+    # its last checkpoint (half the interval on average; default 1 h) and the restart (default 15 min,
+    # also a serving replica's time down). With ``checkpoint_minutes`` (the time one checkpoint takes
+    # to write), each quote suggests the interval that loses least (Young/Daly).
+    checkpoint_interval_h: Annotated[float, msgspec.Meta(ge=0.01, le=720)] | None = None
+    checkpoint_minutes: Annotated[float, msgspec.Meta(gt=0, le=600)] | None = None
+    restart_minutes: Annotated[float, msgspec.Meta(ge=0, le=1440)] | None = None
 
 
 class QuoteRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -163,6 +179,14 @@ class QuoteRequest(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     card_counts: Annotated[list[CardCount], msgspec.Meta(min_length=1, max_length=64)] | None = None
     deadline_hours: Hours | None = None
     budget_cny: MoneyCny | None = None
+    # Which end of each quote's range the deadline and the budget judge (``Confidence``): with ``high``,
+    # only plans whose high end (low speed, bad-luck interruptions) meets the limit qualify.
+    deadline_confidence: Confidence = "expected"
+    budget_confidence: Confidence = "expected"
+    # Spot capacity (cheaper, but the vendor can take it back). None: allowed for a batch job, whose
+    # interruptions are priced into its quotes, refused for serving, where a reclaimed replica drops
+    # traffic; true or false decides for either.
+    allow_spot: bool | None = None
     rank_by: RankBy = "cost"
     time_value_cny_per_hour: Annotated[float, msgspec.Meta(ge=0, le=1e9)] | None = None
     scaling: ScalingOverride | None = None
@@ -184,6 +208,28 @@ class LineItem(msgspec.Struct, kw_only=True, frozen=True):
     kind: LineItemKind
     description: str
     amount_cny: float
+
+
+class Interruptions(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """What interruptions a quote expects over its hours: failing hardware (cards × hours ÷ GPU-hours
+    between failures) and, on spot capacity, the vendor taking machines back. ``expected`` is the mean
+    count (``hardware`` + ``spot``); ``hours_lost`` and ``cost_cny`` what they cost at the offer's hourly
+    rate, each its own expected figure: the quote's ``hours.expected`` and ``cost_cny.expected`` are the
+    job's own, billed as usual, and only the high ends include interruptions (``high_includes`` of them, a
+    bad-luck count). A batch job loses ``per_interruption_hours`` each (half a checkpoint interval and a
+    restart); a serving replica is down for a restart, ``replica_down_share`` of the time, and its hours
+    are not extended (``hours_lost`` is then replica-hours down, ``cost_cny`` 0)."""
+
+    expected: float
+    hardware: float
+    spot: float = 0.0
+    hours_lost: float
+    cost_cny: float
+    high_includes: int = 0
+    per_interruption_hours: float
+    # With ``workload.checkpoint_minutes``: the checkpoint interval that loses least (Young/Daly).
+    suggested_checkpoint_interval_h: float | None = None
+    replica_down_share: float | None = None
 
 
 class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
@@ -232,6 +278,12 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     # the deadline counts them.
     lead_time_h: float | None = None
     growth: Growth | None = None
+    # Spot / interruptible capacity (抢占式): the vendor can take the cards back mid-job.
+    spot: bool = False
+    interruptions: Interruptions | None = None
+    # What can go wrong with this plan (``Risk``), empty when nothing: the summary names the best plan
+    # without them (``QuoteResponse.safe``) when the recommendation has any.
+    risks: list[Risk] = []
 
 
 class Growth(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
@@ -303,7 +355,7 @@ class Alternative(msgspec.Struct, kw_only=True, frozen=True):
 
 class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest and fastest
-    quotes when they rank lower, so every id named here can be looked up in ``quotes``. ``recommended``
+    quotes (and ``safe``) when they rank lower, so every id named here can be looked up in ``quotes``. ``recommended``
     is always the top of the ``rank_by`` ranking (rank 1): the cheapest for ``cost``, the fastest for
     ``time``, the best cost plus waited hours × ``time_value_cny_per_hour`` for ``value``.
     The ids are null (never missing) when nothing qualifies; ``warnings`` is always present."""
@@ -323,3 +375,6 @@ class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=Tru
     sizing: Sizing | None = None
     # Quantized weights where memory, the budget or the deadline blocks or dominates the answer.
     alternatives: list[Alternative] = []
+    # When the recommendation has risks (``Quote.risks``: a high end past the deadline or budget, spot
+    # capacity): the top of the same ``rank_by`` ranking among the quotes without any, if one qualifies.
+    safe: str | None = None

@@ -9,7 +9,11 @@ from typing import Annotated, Any
 
 import msgspec
 
-from service.quote import DEFAULT_CROSS_CITY_MBPS, DEFAULT_CROSS_NODE_FACTOR
+from service.quote import (
+    DEFAULT_CROSS_CITY_MBPS,
+    DEFAULT_CROSS_NODE_FACTOR,
+    DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
+)
 
 __all__ = ["BUNDLED_VENDORS_FILE", "Settings", "SettingsError"]
 
@@ -45,6 +49,10 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     cross_node_factor: Annotated[float, msgspec.Meta(gt=0, le=1)] = DEFAULT_CROSS_NODE_FACTOR
     # Mbit/s a copy of a job's data between cities gets (QuoteOptions.cross_city_mbps; README).
     cross_city_mbps: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] = DEFAULT_CROSS_CITY_MBPS
+    # GPU-hours between hardware failures, for the interruptions quotes expect (QuoteOptions; README).
+    gpu_hours_between_failures: Annotated[float, msgspec.Meta(gt=0, le=1e9)] = (
+        DEFAULT_GPU_HOURS_BETWEEN_FAILURES
+    )
     # Most cards a quote considers when the request leaves card_counts out (QuoteOptions.max_plan_cards).
     max_plan_cards: Annotated[int, msgspec.Meta(ge=1, le=1024)] = 512
     rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0)] = 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import re
 import sys
 import unicodedata
 from typing import Any
@@ -21,10 +20,10 @@ import msgspec
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog
 from schemas.quote import Lang, Quote, QuoteRequest, QuoteResponse
 from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.cli.arguments import ArgumentError, argument_error, card_counts, names, scaling, speed_ratios
 from service.cli.texts import table_text
-from service.documents import UnreadableDocument
 from service.errors import InvalidRequest
-from service.inputs import convert_input, decode_json_value
+from service.inputs import convert_input
 from service.names import gpu_display_name
 from service.quote.prose import format_cny, hours_text, join_text, text
 from service.services import build_services
@@ -36,122 +35,9 @@ __all__ = ["add_quote_parser", "build_request", "format_table", "run_quote_comma
 _COLUMNS = ("rank", "gpu", "cards", "offer", "pricing", "hours", "cost", "card_hour", "notes")
 
 
-# Request fields (as the API names them) → the flag that sets them here.
-_FLAGS = {
-    "workload.gpu_hours": "--gpu-hours",
-    "workload.hours": "--serving-hours",
-    "workload.kind": "--serving-hours",
-    "workload.replicas": "--replicas",
-    "workload.reference_gpu": "--reference-gpu",
-    "workload.speed_ratios": "--speed-ratio",
-    "workload.model_params_b": "--params-b",
-    "workload.model": "--model",
-    "workload.precision": "--precision",
-    "workload.task": "--task",
-    "workload.communication": "--communication",
-    "workload.cross_node_factor": "--cross-node-factor",
-    "workload.data_city": "--data-city",
-    "workload.dataset_gb": "--dataset-gb",
-    "workload.tokens": "--tokens",
-    "workload.mfu": "--mfu",
-    "workload.runs": "--runs",
-    "workload.cards_per_run": "--cards-per-run",
-    "workload.target_tokens_per_s": "--target-tokens-per-s",
-    "workload.concurrent_requests": "--concurrent-requests",
-    "workload.replica_tokens_per_s": "--replica-tokens-per-s",
-    "workload.growth_factor": "--growth-factor",
-    "workload": "--gpu-hours",
-    "gpus": "--gpu",
-    "regions": "--region",
-    "cities": "--city",
-    "vendors": "--vendor",
-    "pricing": "--pricing",
-    "card_counts": "--cards",
-    "deadline_hours": "--deadline-hours",
-    "budget_cny": "--budget-cny",
-    "rank_by": "--rank-by",
-    "time_value_cny_per_hour": "--time-value",
-    "scaling": "--scaling",
-    "limit": "--limit",
-    "lang": "--lang",
-}
-
-
-class ArgumentError(ValueError):
-    """A flag's value the request cannot use; the message names the flag and says why in a sentence."""
-
-    def __init__(self, flag: str, reason: str) -> None:
-        super().__init__(f"{flag}: {reason}")
-
-
-def _flag(field: str) -> str:
-    field = re.sub(r"\[\d+\]", "", field)
-    while field and field not in _FLAGS:
-        field = field.rpartition(".")[0]
-    return _FLAGS.get(field, "--" + field.replace("_", "-") if field else "arguments")
-
-
-# A field name inside a reason: ``workload.<name>`` or a snake_case top-level field (``card_counts``).
-_FIELD_IN_REASON = re.compile(r"\b(?:workload\.[a-z_]+|[a-z]+(?:_[a-z]+)+)\b")
-
-
-def _reason_in_flags(reason: str) -> str:
-    """The reason with each request field it names (a cross-field check names two) told as its flag."""
-    return _FIELD_IN_REASON.sub(lambda match: _FLAGS.get(match[0], match[0]), reason)
-
-
-def argument_error(error: InvalidRequest) -> ArgumentError:
-    """The request's error (the same sentence every surface gives), told in this command's own flags."""
-    return ArgumentError(_flag(error.field or ""), _reason_in_flags(error.reason))
-
-
-def _speed_ratios(values: list[str] | None) -> dict[str, Any] | None:
-    """``--speed-ratio h800=3.2`` (repeated or comma-separated) → ``{"h800": 3.2}``."""
-    ratios: dict[str, Any] = {}
-    for item in _names(values) or []:
-        gpu, _, ratio = item.partition("=")
-        try:
-            ratios[gpu.strip()] = float(ratio)
-        except ValueError:
-            raise ArgumentError("--speed-ratio", f"{item!r} is not GPU=RATIO, e.g. h800=3.2") from None
-    return ratios or None
-
-
-def _card_counts(value: str | None) -> list[int] | None:
-    if not value:
-        return None
-    counts: list[int] = []
-    for item in (item.strip() for item in value.split(",")):
-        if not item:
-            raise ArgumentError("--cards", f"{value!r} has an empty item; give counts like 1,4,8")
-        if not item.isdigit():
-            raise ArgumentError("--cards", f"{item!r} is not a whole number of cards; give counts like 1,4,8")
-        counts.append(int(item))
-    return counts
-
-
-def _names(values: list[str] | None) -> list[str] | None:
-    """Repeated and comma-separated values, flattened: ``--gpu a,b --gpu c`` → ``[a, b, c]``."""
-    if not values:
-        return None
-    return [name.strip() for value in values for name in value.split(",") if name.strip()]
-
-
-def _scaling(value: str | None) -> Any:
-    if value is None or not value.lstrip().startswith("{"):
-        return value
-    try:
-        return decode_json_value(value)
-    except UnreadableDocument as problem:
-        reason = "is not valid JSON" if problem.kind == "malformed" else problem.reason
-        raise ArgumentError(
-            "--scaling", f"{reason}; give a profile name or '{{\"4\": [2.8, 3.2]}}'"
-        ) from None
-
-
 def build_request(args: argparse.Namespace) -> QuoteRequest:
     """The ``QuoteRequest`` the arguments describe; raises ``ArgumentError`` naming the flag."""
-    gpus = _names(args.gpu)
+    gpus = names(args.gpu)
     serving = args.serving_hours is not None
     sized = args.tokens is not None
     reference = args.reference_gpu or (
@@ -163,7 +49,7 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "hours": args.serving_hours,
         "replicas": args.replicas,
         "reference_gpu": reference,
-        "speed_ratios": _speed_ratios(args.speed_ratio),
+        "speed_ratios": speed_ratios(args.speed_ratio),
         "model_params_b": args.params_b,
         "model": args.model,
         "precision": args.precision,
@@ -180,20 +66,26 @@ def build_request(args: argparse.Namespace) -> QuoteRequest:
         "concurrent_requests": args.concurrent_requests,
         "replica_tokens_per_s": args.replica_tokens_per_s,
         "growth_factor": args.growth_factor,
+        "checkpoint_interval_h": args.checkpoint_interval_h,
+        "checkpoint_minutes": args.checkpoint_minutes,
+        "restart_minutes": args.restart_minutes,
     }
     raw: dict[str, Any] = {
         "workload": {key: value for key, value in workload.items() if value is not None},
         "gpus": gpus,
-        "regions": _names(args.region),
-        "cities": _names(args.city),
-        "vendors": _names(args.vendor),
-        "pricing": _names(args.pricing),
-        "card_counts": _card_counts(args.cards),
+        "regions": names(args.region),
+        "cities": names(args.city),
+        "vendors": names(args.vendor),
+        "pricing": names(args.pricing),
+        "card_counts": card_counts(args.cards),
         "deadline_hours": args.deadline_hours,
         "budget_cny": args.budget_cny,
+        "deadline_confidence": args.deadline_confidence,
+        "budget_confidence": args.budget_confidence,
+        "allow_spot": args.allow_spot,
         "rank_by": args.rank_by,
         "time_value_cny_per_hour": args.time_value,
-        "scaling": _scaling(args.scaling),
+        "scaling": scaling(args.scaling),
         "limit": args.limit,
         "lang": args.lang,
     }
@@ -220,9 +112,11 @@ def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
     marks = [
         table_text(f"table_{name}", lang)
         for name, quote_id in (("cheapest", response.cheapest), ("fastest", response.fastest),
-                               ("recommended", response.recommended))
+                               ("recommended", response.recommended), ("safe", response.safe))
         if quote_id == quote.id
     ]  # fmt: skip
+    if quote.spot:
+        marks.append(table_text("table_spot", lang))
     if quote.warnings:
         marks.append(table_text("table_warnings", lang, count=len(quote.warnings)))
     return join_text("join_list", marks, lang)
@@ -336,6 +230,19 @@ def add_quote_parser(commands: Any) -> argparse.ArgumentParser:
     quote.add_argument("--dataset-gb", type=float, help="data size to copy to another city")
     quote.add_argument("--deadline-hours", type=float)
     quote.add_argument("--budget-cny", type=float)
+    quote.add_argument(
+        "--deadline-confidence",
+        help="expected (default): the expected hours meet the deadline; high: even the high end does",
+    )
+    quote.add_argument("--budget-confidence", help="expected (default) or high, as --deadline-confidence")
+    quote.add_argument(
+        "--allow-spot",
+        action=argparse.BooleanOptionalAction,
+        help="quote spot / interruptible offers (default: yes for a batch job, no for serving)",
+    )
+    quote.add_argument("--checkpoint-interval-h", type=float, help="hours between checkpoints (default 1)")
+    quote.add_argument("--checkpoint-minutes", type=float, help="minutes one checkpoint takes to write")
+    quote.add_argument("--restart-minutes", type=float, help="minutes to run again after an interruption")
     quote.add_argument("--time-value", type=float, help="CNY one hour of waiting costs (for --rank-by value)")
     quote.add_argument(
         "--scaling", help="profile (default, nvlink, comm_heavy) or JSON: '{\"4\": [3.5, 3.8]}'"

@@ -27,6 +27,8 @@ TABLE_TEMPLATES: Mapping[str, Mapping[Lang, str]] = {
     "table_fastest": {"en": "fastest", "zh": "最快"},
     "table_recommended": {"en": "recommended", "zh": "推荐"},
     "table_warnings": {"en": "{count} warning(s)", "zh": "{count} 条警告"},
+    "table_spot": {"en": "spot", "zh": "抢占式"},
+    "table_safe": {"en": "no risk", "zh": "无风险"},
     "table_no_quotes": {"en": "no quotes", "zh": "没有报价"},
     "table_warning": {"en": "warning: {warning}", "zh": "警告：{warning}"},
     "table_illustrative_mark": {"en": "*", "zh": "*"},

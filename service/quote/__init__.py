@@ -21,6 +21,7 @@ from service.quote.base.money import format_cny
 from service.quote.base.paths import FastPaths
 from service.quote.engine import QuoteOptions, build_quote
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote.model.interruptions import DEFAULT_GPU_HOURS_BETWEEN_FAILURES
 from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote.model.snapshot import Snapshot
 from service.quote.prose.texts import hours_text, join_text, text
@@ -28,6 +29,7 @@ from service.quote.prose.texts import hours_text, join_text, text
 __all__ = [
     "DEFAULT_CROSS_CITY_MBPS",
     "DEFAULT_CROSS_NODE_FACTOR",
+    "DEFAULT_GPU_HOURS_BETWEEN_FAILURES",
     "FastPaths",
     "QuoteOptions",
     "Snapshot",

@@ -39,13 +39,17 @@ from schemas.quote import (
 from schemas.vendor import VendorConfig
 from service.quote.alternatives import better_alternatives, quantized_requests
 from service.quote.assemble.context import QuoteContext
+from service.quote.assemble.extras import add_single_card, safe_position
 from service.quote.assemble.quotes import build_quotes
 from service.quote.assemble.warnings import mfu_text
 from service.quote.base.memo import MemoSlot, memoized
-from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
-from service.quote.evaluate.evaluation import Evaluation, Figure, evaluate
+from service.quote.evaluate.evaluation import Evaluation, evaluate
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote.model.interruptions import (
+    DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
+    DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
+)
 from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, PRECISION_BYTES, min_cards
 from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
 from service.quote.model.snapshot import Snapshot
@@ -54,7 +58,7 @@ from service.quote.nearest import nothing_fits_summary
 from service.quote.prose.names import ProseNames, gpu_name
 from service.quote.prose.summary import alternative_sentence, lead_sentences, quote_summary
 from service.quote.prose.texts import Message, join_text, number_text, said
-from service.quote.rank import CandidateKeys, pick
+from service.quote.rank import CandidateKeys, pick, rank_of
 from service.quote.resolve import ResolvedRequest, resolve_request
 
 __all__ = ["QuoteOptions", "build_quote"]
@@ -75,6 +79,10 @@ class QuoteOptions:
     max_plan_cards: int = 512
     # Mbit/s a copy of the data between cities gets (``Settings.cross_city_mbps``; ``_locality``).
     cross_city_mbps: float = DEFAULT_CROSS_CITY_MBPS
+    # GPU-hours between hardware failures (``Settings.gpu_hours_between_failures``), and the range of
+    # spot interruptions per machine-month for offers whose vendor states none (``model.interruptions``).
+    gpu_hours_between_failures: float = DEFAULT_GPU_HOURS_BETWEEN_FAILURES
+    spot_interruptions_per_month: tuple[float, float, float] = DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH
     store_reachable: bool = True
     store_empty: bool = False
     vendors: Sequence[VendorConfig] = ()
@@ -163,48 +171,6 @@ def _memory_floor_warning(resolved: ResolvedRequest, lang: Lang) -> Message:
     """The memory checked at the least any task needs, said first (``prose.summary.LEADING_WARNINGS``)."""
     needed, params_b = resolved.memory_needed_gb or 0.0, resolved.model_params_b or 1.0
     return said("warn_memory_floor", lang, need=number_text(needed), bytes=number_text(needed / params_b))
-
-
-def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: QuoteRequest) -> int | None:
-    """Offer index of the cheapest single card that runs the job within the deadline and budget and is
-    billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
-    bills many cards is no single card); None when no such option exists."""
-    column = evaluation.one_card_cells
-    figures = evaluation.figures[:, column]
-    eligible = evaluation.runnable[column] & (
-        figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
-    )
-    if request.deadline_hours is not None:
-        eligible &= cents_array(figures[Figure.HOURS_EXPECTED]) / 100 <= request.deadline_hours
-    if request.budget_cny is not None:
-        eligible &= cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
-    offers = np.flatnonzero(eligible)
-    if offers.size == 0:
-        return None
-    cost = evaluation.cost_expected[column][offers]
-    offers = offers[cost == cost.min()]
-    if offers.size == 1:
-        return int(offers[0])
-    # Tied on cost (one count column, so the same cards): the fewest hours, then the offer id, compared
-    # in Python over the few tied, as the cost ranking orders them.
-    hours = evaluation.hours_expected[column][offers].tolist()
-    ids = tables.id_order[offers].tolist()
-    return int(min(zip(hours, ids, offers.tolist(), strict=True))[2])
-
-
-def _add_single_card(
-    chosen: list[tuple[int, int, int]], evaluation: Evaluation, tables: OfferTables, request: QuoteRequest
-) -> int | None:
-    """Where the single-card comparison stands in ``chosen`` (appended at rank 0 when not ranked)."""
-    offer = _single_card_position(evaluation, tables, request)
-    if offer is None:
-        return None
-    candidate = (offer, evaluation.one_card_column)
-    for at, (row, column, _) in enumerate(chosen):
-        if (row, column) == candidate:
-            return at
-    chosen.append((*candidate, 0))
-    return len(chosen) - 1
 
 
 def _prose_names(snapshot: Snapshot, options: QuoteOptions, lang: Lang) -> ProseNames:
@@ -308,6 +274,8 @@ def _answer(
             cross_node_factor=options.cross_node_factor,
             max_plan_cards=options.max_plan_cards,
             cross_city_mbps=options.cross_city_mbps,
+            gpu_hours_between_failures=options.gpu_hours_between_failures,
+            spot_interruptions_per_month=options.spot_interruptions_per_month,
             fast=options.fast_paths,
         )
 
@@ -354,12 +322,17 @@ def _answer(
             sizing=sizing_info,
         )
 
-    picks = pick(keys, request.rank_by, request.limit, top_k=options.fast_paths.top_k)
-    ranked = sorted(picks.ranks, key=picks.ranks.__getitem__)
+    top_k = options.fast_paths.top_k
+    picks = pick(keys, request.rank_by, request.limit, top_k=top_k)
+    ranks = dict(picks.ranks)
+    safe_at = safe_position(keys, picks, evaluation, tables, request, top_k)
+    if safe_at is not None and safe_at not in ranks:
+        ranks[safe_at] = rank_of(keys, request.rank_by, safe_at, top_k=top_k)
+    ranked = sorted(ranks, key=ranks.__getitem__)
     # (offer, count column, rank) of each, the grid positions split in one call rather than one per quote.
     columns, offers = np.divmod(keys.positions[ranked], keys.offers)
-    chosen = list(zip(offers.tolist(), columns.tolist(), map(picks.ranks.__getitem__, ranked), strict=True))
-    single_at = _add_single_card(chosen, evaluation, tables, request)
+    chosen = list(zip(offers.tolist(), columns.tolist(), map(ranks.__getitem__, ranked), strict=True))
+    single_at = add_single_card(chosen, evaluation, tables, request)
     context = QuoteContext(
         tables=tables,
         evaluation=evaluation,
@@ -384,11 +357,13 @@ def _answer(
         if with_alternatives
         else []
     )
+    safe = None if safe_at is None else built[safe_at].quote
     summary = quote_summary(
         recommended=built[picks.recommended].quote,
         recommended_warnings=built[picks.recommended].warnings,
         fastest=built[picks.fastest].quote,
         single=single,
+        safe=safe,
         quotes=quotes,
         response_warnings=warnings,
         names=names,
@@ -409,4 +384,5 @@ def _answer(
         memory=memory,
         sizing=sizing_info,
         alternatives=found,
+        safe=None if safe is None else safe.id,
     )

@@ -2,6 +2,8 @@
 
 Each limit (the budget, the deadline, the filters) is lifted on its own and the request evaluated again,
 so the option named is exactly what that limit alone kept out. Runs only when no candidate qualifies.
+An option is chosen and told by the figures the limits judge: its high end when ``deadline_confidence``
+or ``budget_confidence`` asks for it, so the deadline to extend to is one the option meets.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
-from schemas.quote import Excluded, RankBy
+from schemas.quote import Excluded, QuoteRequest, RankBy
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.evaluate.evaluation import Evaluation
+from service.quote.evaluate.judge import limit_rows
 from service.quote.model.snapshot import Snapshot
 from service.quote.prose.empty import (
     Nearest,
@@ -34,14 +37,16 @@ __all__ = ["nothing_fits_summary"]
 
 
 def _nearest_option(
-    evaluation: Evaluation, snapshot: Snapshot, by: RankBy, *, top_k: bool
+    evaluation: Evaluation, snapshot: Snapshot, by: RankBy, request: QuoteRequest, *, top_k: bool
 ) -> NearestOption | None:
-    """The best qualifying candidate of ``evaluation`` by ``by`` (cost or time)."""
+    """The best qualifying candidate of ``evaluation`` by ``by`` (cost or time), on the figures the
+    request's limits judge."""
+    hours, cost = evaluation.limit_figures(limit_rows(request))
     keys = CandidateKeys.of_cells(
         evaluation.qualifying,
         evaluation.cells,
-        evaluation.cost_expected,
-        evaluation.hours_expected,
+        cost,
+        hours,
         offers=snapshot.tables.size,
         id_order=snapshot.tables.id_order,
         cards=evaluation.cards,
@@ -123,7 +128,9 @@ def _outside_filters(
     gpus = sorted({offer.gpu for offer in offers}) if resolved.gpus is not None else []
     request = resolved.request
     filtered = filters_text(request, regions=resolved.regions, cities=resolved.cities, gpus=resolved.gpus,
-                            vendors=resolved.vendors, names=names) + counts_shown  # fmt: skip
+                            vendors=resolved.vendors, names=names,
+                            spot_refused=not resolved.risk.allow_spot and bool(snapshot.tables.interruptible.any()),
+                            ) + counts_shown  # fmt: skip
     return OutsideFilters(
         places=tuple(places),
         gpus=tuple(gpus),
@@ -185,6 +192,7 @@ def nothing_fits_summary(
                 cities=None,
                 vendors=None,
                 pricing=None,
+                risk=msgspec.structs.replace(resolved.risk, allow_spot=True),
             )
             outside = _outside_filters(
                 run(lifted), resolved, snapshot, names, evaluation.matching, counts_shown
@@ -218,7 +226,7 @@ def _nearest_limits(
 
     def lifted(by: RankBy, **limits: None) -> NearestOption | None:
         changed = msgspec.structs.replace(resolved, request=msgspec.structs.replace(request, **limits))
-        return _nearest_option(run(changed), snapshot, by, top_k=top_k)
+        return _nearest_option(run(changed), snapshot, by, request, top_k=top_k)
 
     budget, deadline = request.budget_cny is not None, request.deadline_hours is not None
     if budget and deadline:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from schemas.quote import RankBy
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 
-__all__ = ["CandidateKeys", "Picks", "first", "pick", "rank_of", "top"]
+__all__ = ["CandidateKeys", "Picks", "first", "first_among", "pick", "rank_of", "top"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +123,24 @@ def first(keys: CandidateKeys, rank_by: RankBy, *, top_k: bool = True) -> int:
     if pool.size == 1:
         return int(pool[0])
     return int(_sorted(keys, rank_by, pool)[0])
+
+
+def first_among(keys: CandidateKeys, among: BoolArray, rank_by: RankBy, *, top_k: bool = True) -> int | None:
+    """Position of the first candidate in key order among those ``among`` marks (aligned with ``keys``),
+    or None when it marks none: the top of the same ranking, restricted."""
+    at = np.flatnonzero(among)
+    if at.size == 0:
+        return None
+    restricted = CandidateKeys(
+        positions=keys.positions[at],
+        cost=keys.cost[at],
+        hours=keys.hours[at],
+        time_value_cny_per_hour=keys.time_value_cny_per_hour,
+        offers=keys.offers,
+        id_order=keys.id_order,
+        cards=keys.cards,
+    )
+    return int(at[first(restricted, rank_by, top_k=top_k)])
 
 
 def rank_of(keys: CandidateKeys, rank_by: RankBy, position: int, *, top_k: bool = True) -> int:

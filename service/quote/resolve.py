@@ -19,12 +19,47 @@ from schemas.vendor import VendorStatus
 from service.errors import InvalidRequest
 from service.names import BODY_FIELDS, KnownNames, NameQuery, resolve_gpu, resolve_names, resolve_place
 from service.quote.jobs import JOB_KINDS, Job, JobKind, ModelSize
+from service.quote.model.interruptions import DEFAULT_CHECKPOINT_INTERVAL_H, DEFAULT_RESTART_MINUTES
 from service.quote.model.memory import PRECISION_BYTES, bytes_per_param_at, memory_needed_gb
 from service.quote.model.scaling import ScalingCurve, curve_from_override
 from service.quote.model.sizing import DEFAULT_MFU, FLOPS_PER_PARAM_TOKEN, TokenSizing, job_flops
 from service.quote.model.tables import OfferTables
 
-__all__ = ["ResolvedRequest", "resolve_gpu", "resolve_request"]
+__all__ = ["ResolvedRequest", "RiskTerms", "resolve_gpu", "resolve_request"]
+
+
+class RiskTerms(msgspec.Struct, frozen=True, gc=False):
+    """How the request takes interruptions: whether spot capacity is quoted, and what one costs.
+
+    ``lost_hours`` is what one interruption adds to the job's hours: half the checkpoint interval and
+    the restart for a job that loses work (``JobKind.loses_work``), nothing for a serving job, whose
+    replica is down for ``restart_h`` instead.
+    """
+
+    allow_spot: bool
+    checkpoint_interval_h: float
+    restart_h: float
+    checkpoint_h: float | None  # the time one checkpoint takes to write, when given
+    lost_hours: float
+
+
+def risk_terms(request: QuoteRequest, kind: JobKind) -> RiskTerms:
+    """The request's ``allow_spot`` (left out: the job kind's default) and its checkpoint and restart
+    figures (left out: ``model.interruptions``' defaults)."""
+    workload = request.workload
+    interval_h = workload.checkpoint_interval_h or DEFAULT_CHECKPOINT_INTERVAL_H
+    restart_minutes = (
+        DEFAULT_RESTART_MINUTES if workload.restart_minutes is None else workload.restart_minutes
+    )
+    restart_h = restart_minutes / 60
+    checkpoint_minutes = workload.checkpoint_minutes
+    return RiskTerms(
+        allow_spot=kind.spot_by_default if request.allow_spot is None else request.allow_spot,
+        checkpoint_interval_h=interval_h,
+        restart_h=restart_h,
+        checkpoint_h=None if checkpoint_minutes is None else checkpoint_minutes / 60,
+        lost_hours=interval_h / 2 + restart_h if kind.loses_work else 0.0,
+    )
 
 
 class ResolvedRequest(msgspec.Struct, frozen=True):
@@ -47,6 +82,7 @@ class ResolvedRequest(msgspec.Struct, frozen=True):
     # ``workload.kind`` (``jobs``) and the job it describes: its hours, task and replicas.
     kind: JobKind
     job: Job
+    risk: RiskTerms
     data_city: str | None = None  # canonical city where the data lives, ``workload.data_city``
 
 
@@ -141,6 +177,7 @@ def resolve_request(
         model_params_b=params_b,
         kind=kind,
         job=job,
+        risk=risk_terms(request, kind),
         data_city=data_city,
     )
 

@@ -45,6 +45,7 @@ def quote_options(
         catalog=catalog,
         cross_node_factor=settings.cross_node_factor,
         cross_city_mbps=settings.cross_city_mbps,
+        gpu_hours_between_failures=settings.gpu_hours_between_failures,
         max_plan_cards=settings.max_plan_cards,
         store_reachable=store_reachable,
         store_empty=store_empty,

@@ -6,7 +6,7 @@ import { applyLanguage, errorSentence, initialLanguage, translate } from "./i18n
 import { age, hours, money, pricingName, timestamp } from "./format.js";
 import { renderPlot } from "./plot.js";
 
-const MARKS = ["cheapest", "fastest", "recommended"];
+const MARKS = ["cheapest", "fastest", "recommended", "safe"];
 const EXCLUDED_REASONS = ["memory", "deadline", "budget", "stale", "capacity", "filters"];
 const ILLUSTRATIVE_LABEL = "illustrative reference price";
 const DEFAULT_REFERENCE_GPU = "rtx4090";
@@ -17,8 +17,9 @@ const KNOWN_FIELDS = new Set(["workload", "workload.gpu_hours", "workload.refere
   "workload.kind", "workload.tokens", "workload.mfu", "workload.runs", "workload.cards_per_run", "workload.hours",
   "workload.replicas", "workload.target_tokens_per_s", "workload.concurrent_requests",
   "workload.replica_tokens_per_s", "workload.growth_factor",
-  "gpus", "regions", "vendors", "pricing", "card_counts", "deadline_hours", "budget_cny", "rank_by",
-  "time_value_cny_per_hour", "limit", "lang"]);
+  "workload.checkpoint_interval_h", "workload.checkpoint_minutes", "workload.restart_minutes",
+  "gpus", "regions", "vendors", "pricing", "card_counts", "deadline_hours", "budget_cny", "deadline_confidence",
+  "budget_confidence", "allow_spot", "rank_by", "time_value_cny_per_hour", "limit", "lang"]);
 
 const form = document.getElementById("quote-form");
 const state = { lang: "en", gpuNames: new Map(), vendorNames: new Map(), response: null, problem: null,
@@ -51,6 +52,11 @@ function speedRatios(text) {
     ratios[gpu] = numberOrText(rest.join("=")) ?? "";
   }
   return Object.keys(ratios).length ? ratios : undefined;
+}
+
+/** "true" / "false" from a select as the boolean, "" (the service's default) as nothing sent. */
+function yesNo(text) {
+  return text === "" ? undefined : text === "true";
 }
 
 /** `request` without the fields the service does not know (by dotted path). */
@@ -95,6 +101,9 @@ function buildRequest(elements) {
       concurrent_requests: numberOrText(text("concurrent_requests")),
       replica_tokens_per_s: numberOrText(text("replica_tokens_per_s")),
       growth_factor: numberOrText(text("growth_factor")),
+      checkpoint_interval_h: numberOrText(text("checkpoint_interval_h")),
+      checkpoint_minutes: numberOrText(text("checkpoint_minutes")),
+      restart_minutes: numberOrText(text("restart_minutes")),
     },
     gpus: gpus.length ? gpus : undefined,
     regions: nameList(text("regions")),
@@ -104,6 +113,9 @@ function buildRequest(elements) {
     card_counts: cardCounts.length ? cardCounts : undefined,
     deadline_hours: numberOrText(text("deadline_hours")),
     budget_cny: numberOrText(text("budget_cny")),
+    deadline_confidence: text("deadline_confidence"),
+    budget_confidence: text("budget_confidence"),
+    allow_spot: yesNo(text("allow_spot")),
     rank_by: text("rank_by"),
     time_value_cny_per_hour: numberOrText(text("time_value_cny_per_hour")),
     limit: numberOrText(text("limit")),
@@ -225,6 +237,11 @@ function quoteRow(response, quote, lang) {
     badge.title = translate(lang, "illustrative_title");
     offer.append(" ", badge);
   }
+  if (quote.spot) {
+    const badge = element("span", "badge badge-spot", translate(lang, "spot"));
+    badge.title = translate(lang, "spot_title");
+    offer.append(" ", badge);
+  }
   offer.append(element("div", "muted", `${quote.city} · ${quote.offer_id}`));
   const gpu = element("td", "", shortGpuName(quote.gpu));
   const cards = element("td", "", String(quote.cards));
@@ -241,6 +258,12 @@ function quoteRow(response, quote, lang) {
   fetched.title = timestamp(lang, quote.price_fetched_at);
   if (quote.stale) fetched.append(" ", element("span", "badge badge-stale", translate(lang, "stale")));
   const notes = element("td", "notes");
+  const interruptions = quote.interruptions;
+  if (interruptions && interruptions.replica_down_share === undefined && interruptions.hours_lost > 0) {
+    notes.append(element("div", "muted", translate(lang, "interruptions", {
+      count: interruptions.expected, hours: hours(lang, interruptions.hours_lost),
+      high: interruptions.high_includes ?? 0 })));
+  }
   for (const warning of quote.warnings ?? []) notes.append(element("div", "", warning));
   row.append(rank, offer, gpu, cards, pricing, time, cost, cardHour, fetched, notes);
   row.addEventListener("mouseenter", () => highlight(quote.id));

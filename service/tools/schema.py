@@ -129,6 +129,12 @@ _QUOTE_NOTES = {
     "parameters.",
     "workload.precision": "Bytes per weight for inference and the LoRA/QLoRA base: bf16 (default; QLoRA "
     "keeps its 4-bit base), fp8, int8, int4. Full fine-tune and pre-train are not changed.",
+    "workload.checkpoint_interval_h": "Hours between the job's checkpoints (default 1): each interruption "
+    "(a card failing, spot capacity taken back) loses half of it plus the restart.",
+    "workload.checkpoint_minutes": "Minutes one checkpoint takes to write; with it each quote suggests the "
+    "checkpoint interval that loses least (Young/Daly).",
+    "workload.restart_minutes": "Minutes from an interruption to running again (default 15): getting the "
+    "cards back and reloading the checkpoint, or the model for a serving replica.",
     "gpus": f"Only these GPU models (ids or vendor spellings). Ids: {_GPU_IDS}.",
     "regions": "Only these regions, e.g. jiangsu, shenzhen.",
     "cities": "Only these cities, e.g. suzhou, nanjing, shenzhen (also in Chinese: 苏州).",
@@ -138,8 +144,18 @@ _QUOTE_NOTES = {
     "card_counts": "Card counts to price every offer at; left out, every count each offer sells (within a "
     "machine, whole nodes of a cluster, up to the service's cap) and, with a deadline, the fewest cards "
     "that meet it.",
-    "deadline_hours": "Leave out options that take longer than this many wall-clock hours.",
-    "budget_cny": "Leave out options that cost more than this many yuan (CNY).",
+    "deadline_hours": "Leave out options that take longer than this many wall-clock hours (judged as "
+    "`deadline_confidence` says).",
+    "budget_cny": "Leave out options that cost more than this many yuan (CNY) (judged as `budget_confidence` "
+    "says).",
+    "deadline_confidence": "expected (default): an option meets the deadline when its expected hours do; "
+    "high: only when its high end does (low speed and bad-luck interruptions). With expected, `safe` and "
+    "the summary name the best option whose high end meets it when the recommendation's does not.",
+    "budget_confidence": "expected (default) or high: the same as `deadline_confidence`, for the budget "
+    "and `cost_cny`.",
+    "allow_spot": "Quote spot / interruptible offers (cheaper; the vendor can take them back). Left out: "
+    "yes for a batch job, whose interruptions are priced into its quotes, no for serving; true or false "
+    "decides for either.",
     "rank_by": "cost: cheapest first; time: fastest first; value: cost plus hours × "
     "`time_value_cny_per_hour`.",
     "time_value_cny_per_hour": "What an hour of waiting costs the caller, in CNY; used by rank_by=value.",

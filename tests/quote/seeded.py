@@ -2,10 +2,12 @@
 
 The engine's shortcuts (fast paths, caches, pruning) are tested by asking the same seeded requests of the
 same seeded catalogs with and without them and comparing the answers byte for byte. The catalogs mix every
-pricing kind, machine sizes, fabrics, stock, stale prices, illustrative labels, data fees and vendors
-selling day, week and month packages beside card-hours (combined plans with many combinations); the
-requests mix every input: job kinds, hours, conversions, models and tasks, limits, counts, filters,
-rankings, scaling overrides and languages, including ones the engine refuses.
+pricing kind, machine sizes, fabrics, stock, stale prices, illustrative labels, data fees, spot offers
+(some stating their interruption rate) and vendors selling day, week and month packages beside
+card-hours (combined plans with many combinations); the requests mix every input: job kinds, hours,
+conversions, models and tasks, limits and the confidence they are judged with, spot allowed or not,
+checkpoint and restart figures, counts, filters, rankings, scaling overrides and languages, including
+ones the engine refuses.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ def _offer(
     gpu, memory_gb, _ = _GPUS[gpu_at]
     region, city = _PLACES[place_at]
     stale = rng.random() < 0.15
+    spot = not isinstance(pricing, TermPricing) and rng.random() < 0.15
     return Offer(
         id=f"{vendor}:{gpu}-{index}",
         vendor=vendor,
@@ -115,6 +118,8 @@ def _offer(
         storage_cny_per_gb_day=rng.choice((None, None, 0.01)),
         traffic_cny_per_gb=rng.choice((None, None, 0.5)),
         lead_time_h=rng.choice((None, None, None, None, 24.0)),
+        spot=spot,
+        spot_interruptions_per_month=rng.choice((None, 0.5, 30.0)) if spot else None,
     )
 
 
@@ -216,7 +221,33 @@ def _workload(rng: random.Random) -> dict[str, Any]:
         workload["data_city"] = rng.choice(("suzhou", "nanjing", "shanghai", "南京"))
         if rng.random() < 0.7:
             workload["dataset_gb"] = rng.choice((50, 500, 2000))
-    return workload
+    return {**workload, **_recovery(rng)}
+
+
+def _recovery(rng: random.Random) -> dict[str, Any]:
+    """How a job recovers from an interruption: its restart and checkpoints, when the request says."""
+    recovery: dict[str, Any] = {}
+    if rng.random() < 0.2:
+        recovery["restart_minutes"] = rng.choice((0, 5, 60))
+    if rng.random() < 0.2:
+        # Some of them refused (a serving job keeps no checkpoints), by design.
+        recovery["checkpoint_interval_h"] = rng.choice((0.25, 4, 24))
+    if rng.random() < 0.15:
+        recovery["checkpoint_minutes"] = rng.choice((1, 10))
+    return recovery
+
+
+def _risk_choices(rng: random.Random) -> dict[str, Any]:
+    """How a request takes risk: the confidence its limits are judged with, spot allowed or not."""
+    choices: dict[str, Any] = {}
+    for name, values in (
+        ("deadline_confidence", ("expected", "high")),
+        ("budget_confidence", ("expected", "high")),
+        ("allow_spot", (True, False)),
+    ):
+        if rng.random() < 0.2:
+            choices[name] = rng.choice(values)
+    return choices
 
 
 def _body(rng: random.Random, gpus: list[str]) -> dict[str, Any]:
@@ -239,6 +270,7 @@ def _body(rng: random.Random, gpus: list[str]) -> dict[str, Any]:
         body["deadline_hours"] = round(max(0.1, hours / rng.choice((1, 2, 5, 20, 100))), 2)
     if rng.random() < 0.25:
         body["budget_cny"] = round(hours * rng.choice((1, 3, 8, 60)), 2)
+    body.update(_risk_choices(rng))
     if rng.random() < 0.4:
         body["rank_by"] = rng.choice(("cost", "time", "value"))
     if rng.random() < 0.25:

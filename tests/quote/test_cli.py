@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 
+import msgspec
 import pytest
 
 from schemas.offer import CardHourPricing
@@ -184,3 +185,51 @@ def test_an_empty_card_count_is_refused(capsys: pytest.CaptureFixture[str]) -> N
     assert capsys.readouterr().err.strip() == (
         "gpuquote quote: --cards: '4,,8' has an empty item; give counts like 1,4,8"
     )
+
+
+def test_risk_flags_become_the_request_fields() -> None:
+    flags = "--deadline-hours 20 --deadline-confidence high --budget-confidence high --no-allow-spot"
+    sizes = "--checkpoint-interval-h 2 --checkpoint-minutes 5 --restart-minutes 30"
+    built = build_request(_parse("--gpu-hours", "48", *flags.split(), *sizes.split()))
+    assert (built.deadline_confidence, built.budget_confidence, built.allow_spot) == ("high", "high", False)
+    workload = built.workload
+    figures = (workload.checkpoint_interval_h, workload.checkpoint_minutes, workload.restart_minutes)
+    assert figures == (2, 5, 30)
+    assert build_request(_parse("--gpu-hours", "48", "--allow-spot")).allow_spot is True
+    # Left out, the job kind decides (batch: yes, serving: no).
+    assert build_request(_parse("--gpu-hours", "48")).allow_spot is None
+
+
+def test_a_spot_row_is_marked_in_the_table() -> None:
+    spot = msgspec.structs.replace(
+        offer("v", "4090-spot", pricing=CardHourPricing(cny_per_card_hour=4.0)), spot=True
+    )
+    catalog = snapshot([spot])
+    table = format_table(build_quote(catalog, request(48, card_counts=[1]), options=options()), "zh")
+    assert "抢占式" in table.splitlines()[1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (("--deadline-confidence", "sure"), "--deadline-confidence: must be one of expected, high"),
+        (("--restart-minutes", "-5"), "--restart-minutes: must be a number ≥ 0"),
+        (
+            ("--serving-hours", "48", "--checkpoint-interval-h", "2"),
+            "--checkpoint-interval-h: a serving job keeps",
+        ),
+    ],
+)
+def test_bad_risk_flags_exit_2_naming_the_flag(
+    argv: tuple[str, ...], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = _parse(*(argv if "--serving-hours" in argv else ("--gpu-hours", "48", *argv)))
+    assert args.handler(args) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_the_plan_without_the_risk_is_marked_in_the_table() -> None:
+    catalog = snapshot([offer("v", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0))])
+    response = build_quote(catalog, request(48, card_counts=[3, 4], deadline_hours=20), options=options())
+    rows = {line.split()[3]: line for line in format_table(response).splitlines()[1:3]}
+    assert "recommended" in rows["3"] and "no risk" in rows["4"]

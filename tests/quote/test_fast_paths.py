@@ -60,5 +60,9 @@ def test_the_seeded_cases_reach_every_path() -> None:
     assert b'"pricing":"node_hour"' in joined
     assert b'"quotes":[]' in joined
     assert any(line.startswith(b"422 ") for line in written)
+    # Spot quotes, high ends that include interruptions, and plans named for carrying no risk.
+    assert b'"spot":true' in joined
+    assert b'"high_includes":' in joined
+    assert b'"safe":' in joined
     assert sum(line.count(b'"rank":') for line in written) > 10 * len(written) // 2
     assert len(snapshot.tables.plans) >= 6

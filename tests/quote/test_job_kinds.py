@@ -5,11 +5,12 @@ of their own)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from litestar.testing import AsyncTestClient
 
+from schemas.quote import WorkloadKind
 from service.app import create_app
 from service.services import build_services
 from service.settings import Settings
@@ -208,3 +209,20 @@ def test_a_cheaper_quantized_option_is_named_beside_a_multi_card_recommendation(
 def test_no_alternative_when_the_model_fits_one_card() -> None:
     answer = quote_reference({"workload": {"gpu_hours": 48, "model": "qwen2.5-7b", "task": "inference"}})
     assert answer.alternatives == []
+
+
+# A request of each workload kind with only what the kind needs: every risk, spot and limit input left
+# to the kind's defaults.
+_LEAST_OF_EACH_KIND: dict[str, dict[str, Any]] = {
+    "batch": {"workload": {"gpu_hours": 10}},
+    "independent": {"workload": {"kind": "independent", "gpu_hours": 10, "runs": 2}},
+    "serving": {"workload": {"kind": "serving", "hours": 10, "model": "qwen2.5-7b"}},
+}
+
+
+@pytest.mark.parametrize("deadline", [None, 30.0])
+async def test_every_workload_kind_answers_on_its_defaults(client: Client, deadline: float | None) -> None:
+    assert set(_LEAST_OF_EACH_KIND) == set(get_args(WorkloadKind))  # a new kind adds its request here
+    for body in _LEAST_OF_EACH_KIND.values():
+        answer = await _answer(client, body if deadline is None else {**body, "deadline_hours": deadline})
+        assert answer["quotes"] and answer["summary"]

@@ -16,9 +16,11 @@ import msgspec
 import numpy as np
 
 from schemas.quote import Range
+from service.quote.base.arrays import FloatArray, IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.evaluation import Evaluation, Figure
 from service.quote.model.billing import ExpectedBill
+from service.quote.model.interruptions import high_count
 from service.quote.model.tables import OfferTables
 
 __all__ = ["QuoteFigures", "gather_figures"]
@@ -42,6 +44,8 @@ class QuoteFigures(msgspec.Struct, frozen=True, gc=False):
     raw_hours_expected: float
     raw_hours_high: float
     raw_cost_high: float
+    compute_hours: float  # expected, without the wait for a copy between cities
+    high_interruptions: int  # the bad-luck count the high end includes
 
 
 # Rows of the gathered figures: the three speed-ups, the evaluation's figures a quote shows (ordered so
@@ -93,12 +97,15 @@ def gather_figures(
     raw[_FIGURE:_EFFECTIVE] = figures[_FIGURE_ROWS]
     hours, cost = raw[_HOURS_EXPECTED], raw[_COST_EXPECTED]
     cards = np.array([evaluation.counts[column] for column in columns], dtype=np.float64)
+    compute, high = _interrupted_hours(evaluation, rows, cards, (raw[_SPEEDUP + 1], raw[_SPEEDUP]))
     np.divide(cost, cards * hours, out=raw[_EFFECTIVE])
     if time_value_cny_per_hour is not None:
         np.add(cost, time_value_cny_per_hour * hours, out=raw[_VALUE])
     shown_rows = (cents_array(raw) / 100).T.tolist()
     gathered: list[QuoteFigures] = []
-    for index, kept, shown in zip(offers, raw[_KEPT].T.tolist(), shown_rows, strict=True):
+    for index, kept, shown, computing, interrupted in zip(
+        offers, raw[_KEPT].T.tolist(), shown_rows, compute.tolist(), high.tolist(), strict=True
+    ):
         units = int(kept[_KEPT_UNITS])
         bill = ExpectedBill(
             units,
@@ -120,6 +127,24 @@ def gather_figures(
                 kept[_KEPT_HOURS_EXPECTED],
                 kept[_KEPT_HOURS_HIGH],
                 kept[_KEPT_COST_HIGH],
+                computing,
+                int(interrupted),
             )
         )
     return gathered
+
+
+def _interrupted_hours(
+    evaluation: Evaluation, rows: IntArray, cards: FloatArray, speedups: tuple[FloatArray, FloatArray]
+) -> tuple[FloatArray, FloatArray]:
+    """The expected compute hours of each chosen candidate (``speedups``: expected and low) and the
+    interruptions its high end includes (the count ``evaluate.figures`` adds, from the same figures)."""
+    one_card_hours = evaluation.one_card_hours
+    compute: FloatArray = one_card_hours[1].take(rows) / speedups[0]
+    losses = evaluation.losses
+    if losses.lost_hours <= 0:
+        return compute, np.zeros(rows.size)
+    with np.errstate(invalid="ignore", over="ignore"):
+        high_hours = one_card_hours[2].take(rows) / speedups[1]
+        high: FloatArray = high_count(high_hours * losses.rate(cards, rows, 2))
+    return compute, high

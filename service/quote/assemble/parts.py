@@ -64,6 +64,7 @@ class OfferParts:
             "price_fetched_at": offer.fetched_at,
             "label": offer.label,
             "lead_time_h": offer.lead_time_h or None,
+            "spot": tables.terms[index].interruptible,
         }
         self.gpu_name = gpu_name(offer.gpu, catalog)
         self.price_text = format_cny(headline_price_cny(offer.pricing))

@@ -7,9 +7,11 @@ warnings from ``warnings``, then the derivation notes and data fees from ``notes
 with its warnings as ``Message``s, so the summary picks among them by message id.
 
 Ranges: hours low/expected/high come from speed-up high/expected/low; each bound's cost is billed on its
-own hours (rounded up to the granularity), so the cost range is as honest as the time range. Hours
-converted from another GPU model carry the conversion's range as well, and a warning naming where it
-comes from: the catalog's sources or the caller's measured ratio.
+own hours (rounded up to the granularity), so the cost range is as honest as the time range, and the
+high end includes a bad-luck count of interruptions (``interruptions``). Hours converted from another
+GPU model carry the conversion's range as well, and a warning naming where it comes from: the catalog's
+sources or the caller's measured ratio. A spot quote's compute line says it is spot / interruptible, and
+every quote lists its risks: a high end past the deadline or budget, spot capacity.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from typing import NamedTuple
 
 import msgspec
 
-from schemas.quote import LineItem, Quote
+from schemas.quote import LineItem, Quote, QuoteRequest, Risk
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures, gather_figures
 from service.quote.assemble.growth import growth, growth_note
+from service.quote.assemble.interruptions import QuoteInterruptions, interruptions_of
 from service.quote.assemble.lines import mixed_line_items
 from service.quote.assemble.notes import fee_items, quote_notes
 from service.quote.assemble.parts import offer_parts
@@ -48,6 +51,27 @@ def quote_id(offer_id: str, cards: int) -> str:
     return f"{offer_id}@{cards}"
 
 
+def _risks(request: QuoteRequest, figures: QuoteFigures, *, spot: bool, lead_time_h: float) -> list[Risk]:
+    """What can go wrong with the quote: its high end (after the vendor's lead time) past the deadline,
+    its high end past the budget, spot capacity."""
+    risks: list[Risk] = []
+    if request.deadline_hours is not None and figures.hours.high + lead_time_h > request.deadline_hours:
+        risks.append("deadline")
+    if request.budget_cny is not None and figures.cost_cny.high > request.budget_cny:
+        risks.append("budget")
+    if spot:
+        risks.append("spot")
+    return risks
+
+
+def _spot_lines(context: QuoteContext, breakdown: list[LineItem]) -> list[LineItem]:
+    """The line items of a spot quote: its compute line says the capacity is spot / interruptible."""
+    label = context.word("item_spot")
+    at = next(i for i, item in enumerate(breakdown) if item.kind == "compute")
+    labelled = msgspec.structs.replace(breakdown[at], description=label + breakdown[at].description)
+    return [*breakdown[:at], labelled, *breakdown[at + 1 :]]
+
+
 def _with_notes(
     context: QuoteContext,
     index: int,
@@ -67,7 +91,12 @@ def _with_notes(
 
 
 def _mixed_quote(
-    context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures
+    context: QuoteContext,
+    index: int,
+    column: int,
+    rank: int,
+    figures: QuoteFigures,
+    interruptions: QuoteInterruptions,
 ) -> BuiltQuote:
     """A combined plan's quote: under its longest-period package's offer id, a line per part."""
     tables, evaluation = context.tables, context.evaluation
@@ -94,7 +123,9 @@ def _mixed_quote(
         mixed_line_items(
             plan, tables.offers, cards, combination, total, context.lang, gpu_name(offer.gpu, context.catalog)
         ),
-        quote_warnings(context, index, cards, msgspec.structs.replace(figures, bill=bill)),
+        quote_warnings(
+            context, index, cards, msgspec.structs.replace(figures, bill=bill), interruptions.warnings
+        ),
     )
     grown = growth(context, index, cards, figures.raw_hours_expected)
     if grown is not None:
@@ -122,6 +153,10 @@ def _mixed_quote(
         warnings=[message.text for message in warnings],
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
+        interruptions=interruptions.figures,
+        risks=_risks(
+            context.resolved.request, figures, spot=False, lead_time_h=float(tables.lead_time_h[index])
+        ),
     )
     return BuiltQuote(quote, warnings)
 
@@ -135,16 +170,25 @@ def _nodes(context: QuoteContext, index: int, column: int, units: int) -> int:
     return units if context.tables.terms[index].spans_machines else 1
 
 
-def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: QuoteFigures) -> BuiltQuote:
+def _quote(
+    context: QuoteContext,
+    index: int,
+    column: int,
+    rank: int,
+    figures: QuoteFigures,
+    interruptions: QuoteInterruptions,
+) -> BuiltQuote:
     """The quote for offer ``index`` at card count ``evaluation.counts[column]``."""
     tables = context.tables
     if index >= tables.offer_count:
-        return _mixed_quote(context, index, column, rank, figures)
+        return _mixed_quote(context, index, column, rank, figures, interruptions)
     offer, evaluation = tables.offers[index], context.evaluation
     parts = offer_parts(tables, index, context.catalog)
     cards, expected = evaluation.counts[column], figures.bill
     nodes = _nodes(context, index, column, expected.units)
     sheet = LineSheet(cards, expected, figures.cost_cny.expected, figures.raw_hours_expected)
+    spot = tables.terms[index].interruptible
+    lines = parts.writer(context.lang).items(sheet)
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -152,8 +196,8 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         cards,
         nodes,
         figures,
-        parts.writer(context.lang).items(sheet),
-        quote_warnings(context, index, cards, figures),
+        _spot_lines(context, lines) if spot else lines,
+        quote_warnings(context, index, cards, figures, interruptions.warnings),
     )
     grown = growth(context, index, cards, figures.raw_hours_expected)
     if grown is not None:
@@ -177,6 +221,10 @@ def _quote(context: QuoteContext, index: int, column: int, rank: int, figures: Q
         warnings=[message.text for message in warnings],
         stale=bool(evaluation.stale[index]),
         value_cny=figures.value_cny,
+        interruptions=interruptions.figures,
+        risks=_risks(
+            context.resolved.request, figures, spot=spot, lead_time_h=float(tables.lead_time_h[index])
+        ),
     )
     return BuiltQuote(quote, warnings)
 
@@ -188,7 +236,9 @@ def build_quotes(context: QuoteContext, chosen: Sequence[tuple[int, int, int]]) 
     offers, columns, _ = zip(*chosen, strict=True)
     time_value = context.resolved.request.time_value_cny_per_hour
     figures = gather_figures(context.evaluation, context.tables, time_value, offers, columns)
+    counts = context.evaluation.counts
+    interruptions = interruptions_of(context, offers, [counts[column] for column in columns], figures)
     return [
-        _quote(context, index, column, rank, shown)
-        for (index, column, rank), shown in zip(chosen, figures, strict=True)
+        _quote(context, index, column, rank, shown, interrupted)
+        for (index, column, rank), shown, interrupted in zip(chosen, figures, interruptions, strict=True)
     ]

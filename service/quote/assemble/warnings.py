@@ -7,7 +7,10 @@ In this order, each only when it applies:
   catalog's sources, or the caller's measured ratio), and the hours on one card;
 - a model that needs more cards than one machine holds (a cluster);
 - the offer's minimum billed hours reached;
-- a high end past the deadline or the budget (the expected figures are within them);
+- a high end past the deadline or the budget (the expected figures are within them), saying when the
+  high end includes interruptions;
+- the interruptions' own (``assemble.interruptions``: spot capacity, material hours lost, a checkpoint
+  interval to suggest);
 - a stale price: how old it is against the maximum age.
 """
 
@@ -186,8 +189,15 @@ _ESTIMATE_WARNINGS: MemoSlot[str, Message] = MemoSlot("estimate warnings", size=
 _CONVERSION_WARNINGS: MemoSlot[str, Message] = MemoSlot("conversion warnings", size=64)
 
 
-def quote_warnings(context: QuoteContext, index: int, cards: int, figures: QuoteFigures) -> list[Message]:
-    """The warnings of offer ``index`` at ``cards`` cards with ``figures``, in the order above."""
+def quote_warnings(
+    context: QuoteContext,
+    index: int,
+    cards: int,
+    figures: QuoteFigures,
+    interruptions: Sequence[Message] = (),
+) -> list[Message]:
+    """The warnings of offer ``index`` at ``cards`` cards with ``figures``, in the order above
+    (``interruptions``: the interruptions' own warnings)."""
     tables, lang = context.tables, context.lang
     offer, terms = tables.offers[index], tables.terms[index]
     request, evaluation, expected = context.resolved.request, context.evaluation, figures.bill
@@ -225,17 +235,20 @@ def quote_warnings(context: QuoteContext, index: int, cards: int, figures: Quote
         finish = hours_text(lead + figures.raw_hours_expected)
         warnings.append(said("warn_lead_time", lang, lead=hours_text(lead), finish=finish))
     if request.deadline_hours is not None and figures.hours.high + lead > request.deadline_hours:
+        count = figures.high_interruptions
         warnings.append(
             said(
                 "warn_deadline",
                 lang,
                 hours=hours_text(lead + figures.raw_hours_high),
                 deadline=number_text(request.deadline_hours),
+                interrupted=text("deadline_interrupted", lang, count=count) if count else "",
             )
         )
     if request.budget_cny is not None and figures.cost_cny.high > request.budget_cny:
         cost, budget = format_cny(figures.raw_cost_high), format_cny(request.budget_cny)
         warnings.append(said("warn_budget", lang, cost=cost, budget=budget))
+    warnings.extend(interruptions)
     if evaluation.stale[index]:
         warnings.append(context.stale_warning(offer.fetched_at))
     return warnings

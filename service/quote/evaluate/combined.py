@@ -27,6 +27,7 @@ class PricedPlans:
     parts_at: IntArray  # (plan cells, 4): the products each plan combines, at the same count
     offers: IntArray  # (plan cells,) their rows
     count_at: IntArray  # (plan cells,) their count columns
+    cards: FloatArray  # (plan cells,) their card counts
     terms: PlanCells  # the cells once per priced bound, bound by bound (low, expected, high)
 
 
@@ -43,6 +44,7 @@ def plan_cells(
         parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
         offers=offers,
         count_at=count_at,
+        cards=cards[count_at],
         terms=cell_terms(
             tables.plan_arrays,
             np.tile(tables.plan_arrays.slots(plan_at, cards[count_at]), 3),

@@ -26,38 +26,41 @@ judge the expected figures, and a quote whose high end passes them says so.
 
 The one-card column is always evaluated, asked for or not, so the summary can say what a single card
 would cost and take.
+
+Interruptions (``model.interruptions``: failing hardware, spot capacity taken back) leave the low and
+expected bounds alone: the high end's hours add a bad-luck count of them, each the work since the last
+checkpoint and a restart, and its cost is billed on those hours. A limit judged on the high end
+(``deadline_confidence``, ``budget_confidence``), or any limit (its plans with no risk of passing it are
+told apart: ``high_ok``), reads the high end of every candidate, so then it is billed for every cell
+(``bounds.high_everywhere``) rather than for the returned quotes alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import msgspec
 import numpy as np
 
-from adapters.gpus import GpuCatalog, conversion_range
+from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
-from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
-from service.quote.evaluate.figures import (
-    BoundTerms,
-    Figure,
-    add_data_fees,
-    bill,
-    bounds_at,
-    fees_per_offer,
-    price_plan_cells,
-)
+from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
+from service.quote.evaluate.conversion import gpu_facts, one_card_hours_of
+from service.quote.evaluate.figures import Figure, add_data_fees, bill, fees_per_offer, price_plan_cells
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import judge, per_cell
 from service.quote.evaluate.layout import cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
+from service.quote.evaluate.losses import loss_terms, reads_every_high_end
 from service.quote.jobs import AskedFor, CandidateRows
 from service.quote.jobs.serving import replica_throughput
+from service.quote.model.interruptions import (
+    DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
+    DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
+    LossTerms,
+)
 from service.quote.model.memory import min_cards
 from service.quote.model.scaling import ScalingColumns
-from service.quote.model.sizing import one_card_hours
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
 
@@ -91,6 +94,10 @@ class Evaluation(msgspec.Struct, frozen=True):
     used_stale: bool
     excluded: Excluded
     bounds: BoundTerms  # what the low and high bounds of the returned cells are billed from
+    losses: LossTerms  # what interrupts each candidate, and what an interruption adds to its hours
+    # (cells,) the high end within every limit (None without a deadline or budget): plans with no risk
+    # of passing them (``judge``)
+    high_ok: BoolArray | None = None
     remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
     machines: FloatArray | None = None  # (cells,) the machines a placement takes (serving, runs)
     replica_tokens_per_s: FloatArray | None = None  # (3, offers) what one replica serves, for a target
@@ -127,7 +134,7 @@ class Evaluation(msgspec.Struct, frozen=True):
         high and low speed-ups the caller gathered as ``speedups``."""
         cells = self.cell_at(columns, offers)
         figures: FloatArray = self.figures.take(cells, axis=1)
-        bounds_at(tables, self.bounds, figures, cells, offers, speedups)
+        bounds_at(tables, self.bounds, figures, cells, offers, speedups, self.cards.take(columns))
         return figures
 
     def offers_qualifying(self) -> BoolArray:
@@ -146,86 +153,10 @@ class Evaluation(msgspec.Struct, frozen=True):
         cost: FloatArray = self.figures[Figure.COST_EXPECTED]
         return cost
 
-
-def _conversion(
-    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
-) -> tuple[FloatArray, FloatArray]:
-    """``(3, offers)``: each offer's low / expected / high speed over the reference GPU, and the same
-    high / expected / low (the order the one-card hours bounds divide by).
-
-    1 at every end without a reference; the caller's measured ratio at every end where given; NaN for a
-    GPU the catalog does not rate (its hours cannot be converted, and it is dropped with the filters).
-    """
-    reference = resolved.reference_gpu
-    if reference is None:
-        ones = np.ones((3, tables.size))
-        return ones, ones
-    ratios = tuple(sorted(resolved.speed_ratios.items()))
-    return _CONVERSIONS.of(tables.memos).get(
-        (catalog, reference, ratios), lambda: _converted(tables, catalog, reference, dict(ratios))
-    )
-
-
-def _one_card_hours(
-    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
-) -> tuple[FloatArray, FloatArray]:
-    """``(3, offers)`` each: the speed over the reference GPU (``_conversion``) and the fewest / expected /
-    most hours on one card of each offer's GPU. A job given by its tokens is sized on each GPU's own peak
-    (``model.sizing``); NaN where the catalog does not rate a GPU (left out with the filters)."""
-    sizing = resolved.job.sizing
-    if sizing is not None:
-        ones = np.ones((3, tables.size))
-        return ones, one_card_hours(sizing.flops, _gpu_facts(tables, catalog)[0], sizing.mfu)
-    conversion, fastest_first = _conversion(tables, resolved, catalog)
-    # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
-    hours: FloatArray = resolved.job.hours / fastest_first
-    return conversion, hours
-
-
-def _gpu_facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:
-    """Each offer's GPU's peak dense BF16 TFLOPS and memory bandwidth (TB/s) by the catalog (NaN for a GPU
-    it does not rate), kept per snapshot and catalog."""
-    return _GPU_FACTS.of(tables.memos).get(catalog, lambda: _facts(tables, catalog))
-
-
-def _facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:
-    models = [catalog.get(name) if name in catalog else None for name in tables.gpu_names]
-    peaks = np.array([np.nan if model is None else model.tflops_bf16 for model in models])[tables.gpu_code]
-    bandwidth = np.array(
-        [
-            np.nan if model is None or model.bandwidth_tb_s is None else model.bandwidth_tb_s
-            for model in models
-        ]
-    )[tables.gpu_code]
-    peaks.flags.writeable = bandwidth.flags.writeable = False
-    return peaks, bandwidth
-
-
-_GPU_FACTS: MemoSlot[GpuCatalog, tuple[FloatArray, FloatArray]] = MemoSlot("gpu facts", size=4)
-
-
-def _converted(
-    tables: OfferTables, catalog: GpuCatalog, reference: str, ratios: Mapping[str, float]
-) -> tuple[FloatArray, FloatArray]:
-    by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
-    for code, name in enumerate(tables.gpu_names):
-        if name == reference:
-            by_gpu[code] = 1.0
-        elif name in ratios:
-            by_gpu[code] = ratios[name]
-        elif name in catalog:
-            by_gpu[code] = conversion_range(catalog, reference, name)
-    factors: FloatArray = np.ascontiguousarray(by_gpu[tables.gpu_code].T)
-    fastest_first: FloatArray = np.ascontiguousarray(factors[::-1])
-    # Shared by the requests with the same reference.
-    factors.flags.writeable = fastest_first.flags.writeable = False
-    return factors, fastest_first
-
-
-# Each offer's speed over a reference GPU, by (catalog, reference GPU, measured ratios), per snapshot.
-_CONVERSIONS: MemoSlot[
-    tuple[GpuCatalog, str, tuple[tuple[str, float], ...]], tuple[FloatArray, FloatArray]
-] = MemoSlot("conversions", size=64)
+    def limit_figures(self, request_rows: tuple[Figure, Figure]) -> tuple[FloatArray, FloatArray]:
+        """``(cells,)`` hours and cost as the request's limits judge them (``judge.limit_rows``)."""
+        hours_row, cost_row = request_rows
+        return self.figures[hours_row], self.figures[cost_row]
 
 
 _ALL_FAST = FastPaths()
@@ -243,10 +174,12 @@ def evaluate(
     cross_node_factor: float,
     cross_city_mbps: float = 500.0,
     max_plan_cards: int = 512,
+    gpu_hours_between_failures: float = DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
+    spot_interruptions_per_month: tuple[float, float, float] = DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
     fast: FastPaths = _ALL_FAST,
 ) -> Evaluation:
     request = resolved.request
-    conversion, one_card_hours = _one_card_hours(tables, resolved, catalog)
+    conversion, one_card_hours = one_card_hours_of(tables, resolved, catalog)
     finite = np.isfinite(one_card_hours)
     matching = filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
@@ -256,8 +189,8 @@ def evaluate(
         fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
     workload = request.workload
     kind = resolved.kind
-    replica_tps = replica_throughput(tables, resolved.job, fewest_cards, _gpu_facts(tables, catalog))
-    rows = CandidateRows(matching, fewest_cards, one_card_hours[1], replica_tps)
+    replica_tps = replica_throughput(tables, resolved.job, fewest_cards, gpu_facts(tables, catalog))
+    rows = CandidateRows(matching, fewest_cards, one_card_hours[1], one_card_hours[2], replica_tps)
     rule = kind.speedups(tables, resolved.job, request, resolved.curve, cross_node_factor, rows)
     candidates = kind.candidates(
         tables,
@@ -274,7 +207,9 @@ def evaluate(
     extra_hours = None
     if workload.dataset_gb and remote.any():
         extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
-    figures = bill(tables, layout, one_card_hours, speedups, extra_hours)
+    losses = loss_terms(tables, resolved, gpu_hours_between_failures, spot_interruptions_per_month)
+    billed_losses = losses if losses.lost_hours > 0 else None
+    figures = bill(tables, layout, one_card_hours, speedups, extra_hours, billed_losses)
     requested = layout.requested
     plan_cells, plan_costs = _NO_CELLS, _NO_COSTS
     if layout.plans is not None:
@@ -282,12 +217,23 @@ def evaluate(
         # quoted only where it beats every product it combines on its own.
         plan_cells = layout.plans.at
         keep, plan_costs = price_plan_cells(
-            tables, layout.plans, figures, speedups, (one_card_hours, extra_hours)
+            tables, layout.plans, figures, speedups, (one_card_hours, extra_hours), billed_losses
         )
         requested = requested.copy()
         requested[plan_cells] &= keep
     fees = fees_per_offer(tables, remote, workload.dataset_gb)
     add_data_fees(figures, layout.cell_offer, fees, every_bound=layout.bounds_up_front)
+    bounds = BoundTerms(
+        billed=layout.bounds_up_front,
+        one_card_hours=one_card_hours,
+        extra_hours=extra_hours,
+        fees=fees,
+        plan_cells=plan_cells,
+        plan_costs=plan_costs,
+        losses=billed_losses,
+    )
+    if reads_every_high_end(request):
+        high_everywhere(tables, bounds, figures, layout, speedups)
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
     cell_offer = layout.cell_offer
@@ -296,7 +242,7 @@ def evaluate(
         holds = layout.cell_cards >= fewest_cards.take(cell_offer)
         memory_ok = holds if memory_ok is None else memory_ok & holds
     lead = tables.lead_time_h
-    runnable, qualifying, used_stale, excluded = judge(
+    runnable, qualifying, used_stale, excluded, high_ok = judge(
         request,
         figures,
         requested,
@@ -325,14 +271,9 @@ def evaluate(
         qualifying=qualifying,
         used_stale=used_stale,
         excluded=excluded,
-        bounds=BoundTerms(
-            billed=layout.bounds_up_front,
-            one_card_hours=one_card_hours,
-            extra_hours=extra_hours,
-            fees=fees,
-            plan_cells=plan_cells,
-            plan_costs=plan_costs,
-        ),
+        bounds=bounds,
+        losses=losses,
+        high_ok=high_ok,
         remote=remote,
         machines=layout.machines,
         replica_tokens_per_s=replica_tps,

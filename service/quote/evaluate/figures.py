@@ -6,34 +6,35 @@ rate copied from the layout, each hours bound divided from the one-card hours by
 the one rule in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and
 traffic (``_locality``).
 
-The deadline, the budget, the ranking, the combined plans' keep test and the single-card comparison
-read only the expected bound; the low and high bounds only a returned quote shows. So unless the layout
-bills them up front (``Layout.bounds_up_front``: a small table, where the numpy calls of billing a few
-cells cost more than the cells they skip), the bounds' rows are left unwritten and ``bounds_at`` bills
-them for the returned cells alone, element by element with the same arithmetic. A request's work thus
-follows the cells a response can read, not the (counts × rows) grid.
+The ranking, the combined plans' keep test and the single-card comparison read only the expected
+bound (as do the deadline and the budget, unless their confidence asks for the high end); the low and
+high bounds only a returned quote shows. So unless the layout bills them up front
+(``Layout.bounds_up_front``: a small table, where the numpy calls of billing a few cells cost more than
+the cells they skip), the bounds' rows are left unwritten and ``evaluate.bounds`` bills them for the
+returned cells alone (or the high end for every cell, when a limit reads it), element by element with
+the same arithmetic. A request's work thus follows the cells a response can read, not the (counts × rows)
+grid. Every hours figure goes through ``evaluate.hours.wall_clock_hours``.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
 
-import msgspec
 import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.evaluate.combined import PricedPlans, price_plans
+from service.quote.evaluate.hours import CellLosses, bound_hours, wall_clock_hours
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.evaluate.locality import data_fees
 from service.quote.model.billing import billed_hours
+from service.quote.model.interruptions import LossTerms
 from service.quote.model.tables import OfferTables
 
 __all__ = [
-    "BoundTerms",
     "Figure",
     "add_data_fees",
     "bill",
-    "bounds_at",
     "fees_per_offer",
     "price_plan_cells",
     "unknown_hours",
@@ -62,8 +63,6 @@ class Figure(IntEnum):
 # Rows ``HOURS_LOW`` to ``COST_HIGH``, as ``_bill_cells`` fills them, and the low and high bounds alone.
 _BILLED = Figure.BILLED_HOURS - Figure.HOURS_LOW
 _BILLED_ROWS = slice(Figure.HOURS_LOW, Figure.COST_HIGH + 1)
-_HOURS_BOUNDS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1, 2)
-_COST_BOUNDS = slice(Figure.COST_LOW, Figure.COST_HIGH + 1, 2)
 _EVERY_HOURS = slice(Figure.HOURS_LOW, Figure.HOURS_HIGH + 1)
 _EVERY_COST = slice(Figure.COST_LOW, Figure.COST_HIGH + 1)
 
@@ -74,29 +73,28 @@ def unknown_hours() -> np.errstate:
     return np.errstate(over="ignore", invalid="ignore")
 
 
-def _hours(
-    one_card_hours: FloatArray, speedups: FloatArray, extra_hours: FloatArray | None, *, out: FloatArray
-) -> None:
-    """Wall-clock hours into ``out``: the one-card hours over the speed-up, plus the wait for data
-    copied from another city (not shortened by more cards)."""
-    np.divide(one_card_hours, speedups, out=out)
-    if extra_hours is not None:
-        out += extra_hours
-
-
 def _bill_cells(
     out: FloatArray,
     one_card_hours: FloatArray,
     speedups: FloatArray,
     extra_hours: FloatArray | None,
     terms: tuple[FloatArray, FloatArray, FloatArray],
+    losses: CellLosses | None,
 ) -> None:
     """Every bound's hours, the billed hours and the cost bounds of some cells into ``out``, rows
     ``HOURS_LOW`` to ``COST_HIGH`` (``speedups``: high / expected / low, the order the hours bounds divide
-    by); ``terms``: the granularity, the minimum billed hours and the hourly rate."""
+    by); ``terms``: the granularity, the minimum billed hours and the hourly rate; ``losses``: the high
+    end's interruptions."""
     granularity_hours, min_billed_hours, hourly_rate = terms
     hours = out[:_BILLED]
-    _hours(one_card_hours, speedups, extra_hours, out=hours)
+    for bound in range(3):
+        wall_clock_hours(
+            one_card_hours[bound],
+            speedups[bound],
+            extra_hours,
+            out=hours[bound],
+            losses=losses if bound == 2 else None,
+        )
     # The cost rows hold the billed hours until multiplied by the rate.
     billed = billed_hours(hours, granularity_hours, min_billed_hours, out=out[_BILLED + 1 :])
     out[_BILLED] = billed[1]
@@ -109,6 +107,7 @@ def bill(
     one_card_hours: FloatArray,
     speedups: GatheredSpeedups,
     extra_hours: FloatArray | None,
+    losses: LossTerms | None,
 ) -> FloatArray:
     """The figures of every cell the layout bills, ``(Figure, cells)`` (``_layout``): the dense counts'
     whole rows billed row by row, then the few needed cells of the other counts one by one; the low and
@@ -126,11 +125,12 @@ def bill(
             speedups.every_bound,
             extra_hours,
             (tables.granularity_hours, tables.min_billed_hours, rate.reshape(dense_shape)),
+            None if losses is None else CellLosses(losses, layout.cards[:, None], None),
         )
         return figures
     hours, billed = figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS]
     dense_hours = hours[dense].reshape(dense_shape)
-    _hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
+    wall_clock_hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
     billed_hours(
         dense_hours,
         tables.granularity_hours,
@@ -141,7 +141,7 @@ def bill(
     if dense.stop < layout.cells.size:
         offers = layout.cell_offer[sparse]
         extra = None if extra_hours is None else extra_hours.take(offers)
-        _hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
+        wall_clock_hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
         billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=billed[sparse])
     np.multiply(billed, rate, out=figures[Figure.COST_EXPECTED])
     return figures
@@ -153,10 +153,12 @@ def price_plan_cells(
     figures: FloatArray,
     speedups: GatheredSpeedups,
     rows: tuple[FloatArray, FloatArray | None],
+    losses: LossTerms | None,
 ) -> tuple[BoolArray, FloatArray]:
     """The combined plans' cells priced at each bound's hours (``_candidates.price_plans``), their costs
     written where ``figures`` bills them; ``rows``: the one-card hours and the copy's extra hours per
-    offer. Returns whether each plan is quoted and its low and high costs (``(2, plan cells)``)."""
+    offer; ``losses``: the high end's interruptions. Returns whether each plan is quoted and its low and
+    high costs (``(2, plan cells)``)."""
     one_card_hours, extra_hours = rows
     expected_cost = figures[Figure.COST_EXPECTED]
     if speedups.every_bound is not None:
@@ -165,7 +167,8 @@ def price_plan_cells(
     else:
         hours = np.empty((3, plans.at.size))
         high_low = (speedups.plans[0], speedups.plans[1])
-        _bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2])
+        cell_losses = None if losses is None else CellLosses(losses, plans.cards, plans.offers)
+        bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2], losses=cell_losses)
         figures[Figure.HOURS_EXPECTED].take(plans.at, out=hours[1])
         keep, costs = price_plans(tables, plans, hours, expected_cost)
         expected_cost[plans.at] = costs[1]
@@ -212,60 +215,3 @@ def fees_per_offer(
         return None
     storage_per_gb_hour, traffic_per_gb = data_fees(tables, remote)
     return dataset_gb * storage_per_gb_hour, dataset_gb * traffic_per_gb
-
-
-def _bound_hours(
-    one_card_hours: FloatArray,
-    offers: IntArray,
-    speedups: tuple[FloatArray, FloatArray],
-    extra_hours: FloatArray | None,
-    *,
-    out: FloatArray,
-) -> None:
-    """The low and high hours of the cells of ``offers`` into ``out`` (``(2, cells)``; ``speedups``:
-    theirs, high and low: the fewest hours divide by the highest speed-up, the most by the lowest), as
-    ``bill`` works out the expected ones."""
-    extra = None if extra_hours is None else extra_hours.take(offers)
-    bounds = one_card_hours[::2].take(offers, axis=1)
-    _hours(bounds[0], speedups[0], extra, out=out[0])
-    _hours(bounds[1], speedups[1], extra, out=out[1])
-
-
-class BoundTerms(msgspec.Struct, frozen=True):
-    """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
-
-    billed: bool  # the layout billed them up front: nothing to bill
-    one_card_hours: FloatArray  # (3, offers) low / expected / high
-    extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
-    fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
-    plan_cells: IntArray  # (plan cells,) the combined plans' cells priced, ascending
-    plan_costs: FloatArray  # (2, plan cells) their low and high costs (``price_plan_cells``)
-
-
-def bounds_at(
-    tables: OfferTables,
-    terms: BoundTerms,
-    figures: FloatArray,
-    cells: IntArray,
-    offers: IntArray,
-    speedups: tuple[FloatArray, FloatArray],
-) -> None:
-    """Bill the low and high bounds into ``figures`` (``(Figure, cells)``, gathered for some billed
-    ``cells`` of ``offers``, whose high and low speed-ups ``speedups`` are given) as ``bill``,
-    ``price_plan_cells`` and ``add_data_fees`` bill the expected one: element by element, the same
-    arithmetic, so the same floats."""
-    if terms.billed:
-        return
-    hours = figures[_HOURS_BOUNDS]
-    _bound_hours(terms.one_card_hours, offers, speedups, terms.extra_hours, out=hours)
-    cost = figures[_COST_BOUNDS]
-    billed_hours(hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers), out=cost)
-    cost *= figures[Figure.HOURLY_RATE_CNY]
-    plan = [at for at, offer in enumerate(offers.tolist()) if offer >= tables.offer_count]
-    if plan:
-        # Combined plans: the cheapest combination for each bound's hours, priced with the others.
-        cost[:, plan] = terms.plan_costs[:, np.searchsorted(terms.plan_cells, cells[plan])]
-    if terms.fees is not None:
-        storage_per_hour, traffic = terms.fees
-        with unknown_hours():
-            cost += storage_per_hour.take(offers) * hours + traffic.take(offers)

@@ -1,4 +1,4 @@
-"""The request's filters per offer: GPUs, regions, cities, vendors, pricing kinds and card memory."""
+"""The request's filters per offer: GPUs, regions, cities, vendors, pricing kinds, card memory and spot."""
 
 from __future__ import annotations
 
@@ -34,4 +34,6 @@ def filter_mask(tables: OfferTables, resolved: ResolvedRequest, mask: BoolArray)
     minimum_memory = resolved.request.min_gpu_memory_gb
     if minimum_memory is not None:
         mask &= tables.gpu_memory_gb >= minimum_memory
+    if not resolved.risk.allow_spot:
+        mask &= ~tables.interruptible
     return mask

@@ -2,6 +2,11 @@
 
 The stages and their counts are described in ``_evaluate``; every mask here is per billed cell
 (``_layout``), so judging costs one pass over the cells a response can read, not over the grid.
+
+The deadline and the budget judge the figure ``deadline_confidence`` and ``budget_confidence`` name:
+the expected one (the figure quotes are ranked by), or the high end (``limit_rows``). With a limit, the
+cells whose high ends meet every limit are told apart too (``high_ok``): the plans with no risk of
+passing it, one of which the summary names when the recommendation may pass it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,22 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.figures import Figure, unknown_hours
 
-__all__ = ["judge", "per_cell"]
+__all__ = ["judge", "limit_rows", "per_cell"]
+
+
+def limit_rows(request: QuoteRequest) -> tuple[Figure, Figure]:
+    """The ``Figure`` rows the deadline and the budget judge: expected, or high by their confidence."""
+    hours = Figure.HOURS_HIGH if request.deadline_confidence == "high" else Figure.HOURS_EXPECTED
+    cost = Figure.COST_HIGH if request.budget_confidence == "high" else Figure.COST_EXPECTED
+    return hours, cost
+
+
+def _within(figures: FloatArray, row: Figure, limit: float, before: FloatArray | None = None) -> BoolArray:
+    """Cells whose ``row`` figure, as the response shows it, is within ``limit``; ``before``: per cell,
+    hours that pass before the figure's (a vendor's lead time), or None."""
+    figure = figures[row] if before is None else figures[row] + before
+    within: BoolArray = cents_array(figure) / 100 <= limit
+    return within
 
 
 def judge(
@@ -22,8 +42,9 @@ def judge(
     requested: BoolArray,
     masks: tuple[BoolArray | None, BoolArray, BoolArray | None, BoolArray | None],
     lead_hours: FloatArray | None = None,
-) -> tuple[BoolArray, BoolArray, bool, Excluded]:
-    """Runnable and qualifying cells, whether stale prices were used, and what was excluded why.
+) -> tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None]:
+    """Runnable and qualifying cells, whether stale prices were used, what was excluded why, and (with a
+    deadline or budget) the cells whose high ends meet them all (``high_ok``; None without a limit).
 
     ``masks``: matching, capacity and memory checks, and stale prices, each per cell; None for a check
     every cell passes (matching, memory) or a flag no cell has (stale): nothing to combine or count.
@@ -34,20 +55,23 @@ def judge(
     for check in (matching, memory_ok):
         if check is not None:
             possible = possible & check
-    deadline_ok = budget_ok = None
+    high_ok = None
     within_limits = possible
+    hours_row, cost_row = limit_rows(request)
+    judged: list[BoolArray | None] = []
     with unknown_hours():  # judged at every billed cell, kept only where requested
-        if request.deadline_hours is not None:
-            finish = (
-                figures[Figure.HOURS_EXPECTED]
-                if lead_hours is None
-                else figures[Figure.HOURS_EXPECTED] + lead_hours
-            )
-            deadline_ok = cents_array(finish) / 100 <= request.deadline_hours
-            within_limits = within_limits & deadline_ok
-        if request.budget_cny is not None:
-            budget_ok = cents_array(figures[Figure.COST_EXPECTED]) / 100 <= request.budget_cny
-            within_limits = within_limits & budget_ok
+        for limit, row, high_row, before in (
+            (request.deadline_hours, hours_row, Figure.HOURS_HIGH, lead_hours),
+            (request.budget_cny, cost_row, Figure.COST_HIGH, None),
+        ):
+            ok = None if limit is None else _within(figures, row, limit, before)
+            judged.append(ok)
+            if limit is None or ok is None:
+                continue
+            within_limits = within_limits & ok
+            high = ok if row == high_row else _within(figures, high_row, limit, before)
+            high_ok = high if high_ok is None else high_ok & high
+    deadline_ok, budget_ok = judged
     requested_within = within_limits & requested
     qualifying, used_stale = requested_within, False
     if stale is not None:
@@ -75,7 +99,7 @@ def judge(
         stale=matching_count(stale) if stale is not None and qualifying.any() and not used_stale else 0,
     )
     runnable = possible if stale is None or used_stale else possible & ~stale
-    return runnable, qualifying, used_stale, excluded
+    return runnable, qualifying, used_stale, excluded, high_ok
 
 
 def per_cell(mask: BoolArray, cell_offer: IntArray, usual: bool) -> BoolArray | None:

@@ -61,6 +61,9 @@ class GatheredSpeedups:
     scaling: ScalingColumns
     dense: FloatArray  # (dense counts, rows)
     sparse: FloatArray  # (sparse cells,)
+    # The low speed-ups likewise: what every cell's high end divides by, when a limit reads it
+    low_dense: FloatArray
+    low_sparse: FloatArray
     plans: FloatArray  # (2, plan cells): high, then low (``_figures.price_plan_cells``)
     every_bound: FloatArray | None  # (3, counts, rows): high / expected / low, where ``bounds_up_front``
 
@@ -97,10 +100,13 @@ class Layout:
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
         table, width = scaling.expected, scaling.expected.shape[1]
         sparse_count, sparse_offer = self.sparse_at
+        sparse_at = sparse_count * width + scaling.code.take(sparse_offer)
         return GatheredSpeedups(
             scaling=scaling,
             dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
-            sparse=_frozen(table.take(sparse_count * width + scaling.code.take(sparse_offer))),
+            sparse=_frozen(table.take(sparse_at)),
+            low_dense=_frozen(np.take(scaling.low[: self.dense], scaling.code, axis=1)),
+            low_sparse=_frozen(scaling.low.take(sparse_at)),
             every_bound=_frozen(
                 np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
             )

@@ -192,11 +192,12 @@ class AskedFor(msgspec.Struct, frozen=True, gc=False):
 
 class CandidateRows(msgspec.Struct, frozen=True):
     """Per row ``(rows,)``, what choosing a job's candidates may read: whether the row matches the
-    request's filters, the fewest cards holding the model, the expected hours on one card."""
+    request's filters, the fewest cards holding the model, the expected and the high hours on one card."""
 
     matching: BoolArray
     fewest_cards: FloatArray
     one_card_hours: FloatArray
+    one_card_hours_high: FloatArray
     # (3, rows) low / expected / high tokens per second one replica serves, for a throughput target
     replica_tokens_per_s: FloatArray | None = None
 
@@ -208,6 +209,12 @@ class JobKind(ABC):
     # More cards shorten the job: its hours are on one card (and convert between GPU models), and a
     # quote on several cards says how they scale. Otherwise they are the job's own wall-clock hours.
     shortened_by_cards: ClassVar[bool]
+    # An interruption loses the work since the last checkpoint and lengthens the job (a batch job);
+    # otherwise it only takes a replica down for a restart (serving: the hours are wall-clock).
+    loses_work: ClassVar[bool]
+    # Quoted on spot capacity when the request leaves ``allow_spot`` out: a job that resumes from its
+    # checkpoints is, one whose users wait on it is not.
+    spot_by_default: ClassVar[bool]
 
     @abstractmethod
     def check(self, workload: Workload) -> Task | None:

@@ -3,7 +3,7 @@
 Its time follows the scaling curves (``model.scaling``). Its candidates are the counts asked for, or,
 without ``card_counts``, every count each row sells (``model.billing.sold_counts``) up to the operator's
 cap (``QuoteOptions.max_plan_cards``), and, with a deadline, the fewest cards that meet it by the
-expected hours (``jobs.deadline``). The evaluation still runs as one (counts × rows) block over the union
+expected hours and by the high end's (``jobs.deadline``). The evaluation still runs as one (counts × rows) block over the union
 of those counts; ``requested`` marks the candidates each row sells, so a count an offer never sells
 (16 cards of an 8-card machine) is neither quoted nor counted as excluded.
 """
@@ -17,7 +17,7 @@ import numpy as np
 
 from schemas.quote import QuoteRequest, Task, Workload, WorkloadKind
 from service.errors import InvalidRequest
-from service.quote.base.arrays import BoolArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
     ArrayKey,
@@ -31,7 +31,7 @@ from service.quote.jobs.base import (
     ModelSize,
     SpeedupRule,
 )
-from service.quote.jobs.deadline import fewest_meeting_deadline
+from service.quote.jobs.deadline import SpeedupBound, fewest_meeting_deadline
 from service.quote.model.scaling import ScalingCurve
 from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
@@ -42,16 +42,17 @@ __all__ = ["AskedCounts", "BatchJob", "SoldCounts", "plan_candidates"]
 def plan_candidates(
     tables: OfferTables, base_counts: Sequence[int], max_cards: int, deadline_cards: IntArray | None
 ) -> tuple[tuple[int, ...], BoolArray]:
-    """The counts to evaluate and which (count, row) candidates are quoted, for a request without counts."""
+    """The counts to evaluate and which (count, row) candidates are quoted, for a request without counts;
+    ``deadline_cards``: ``(k, rows)``, each row's fewest cards meeting a deadline by each bound (0: none)."""
     sold_rows = [at for at, cards in enumerate(tables.plan_counts) if cards <= max_cards]
     extra = set() if deadline_cards is None else set(deadline_cards[deadline_cards > 0].tolist())
     counts = tuple(sorted({*base_counts, *(tables.plan_counts[at] for at in sold_rows), *extra}))
     position = {cards: at for at, cards in enumerate(counts)}
     requested = np.zeros((len(counts), tables.size), dtype=np.bool_)
     requested[[position[tables.plan_counts[at]] for at in sold_rows]] = tables.sells[sold_rows]
-    if deadline_cards is not None:
-        rows = np.flatnonzero(deadline_cards)
-        requested[np.searchsorted(counts, deadline_cards[rows]), rows] = True
+    for bound_cards in () if deadline_cards is None else deadline_cards:
+        rows = np.flatnonzero(bound_cards)
+        requested[np.searchsorted(counts, bound_cards[rows]), rows] = True
     return counts, requested
 
 
@@ -75,8 +76,9 @@ class SoldCounts(Candidates, frozen=True, gc=False):
 
 
 class SoldCountsByDeadline(Candidates, frozen=True, gc=False):
-    """``SoldCounts`` and each row's fewest cards meeting a deadline (0: none does): they move with the
-    job's hours, so such layouts are kept apart from the shared ones."""
+    """``SoldCounts`` and each row's fewest cards meeting a deadline by the expected hours and by the high
+    end's (``(2, rows)``; 0: none does): they move with the job's hours, so such layouts are kept apart
+    from the shared ones."""
 
     shared: ClassVar[bool] = False
     max_cards: int
@@ -137,9 +139,16 @@ def curve_speedups(
     )
 
 
+def _deadline_bounds(rows: CandidateRows) -> tuple[tuple[FloatArray, SpeedupBound], ...]:
+    """The one-card hours a deadline is met on, with the speed-up each divides by."""
+    return ((rows.one_card_hours, "expected"), (rows.one_card_hours_high, "low"))
+
+
 class BatchJob(JobKind):
     kind = "batch"
     shortened_by_cards = True
+    loses_work = True
+    spot_by_default = True
 
     def check(self, workload: Workload) -> Task | None:
         check_work(workload, self.kind)
@@ -183,7 +192,7 @@ class BatchJob(JobKind):
         deadline_cards = fewest_meeting_deadline(
             tables,
             speedups.columns(tables, (1,)),
-            rows.one_card_hours,
+            _deadline_bounds(rows),
             asked.deadline_hours - tables.lead_time_h,  # the time left once the cards are ready
             rows.matching,
             rows.fewest_cards,

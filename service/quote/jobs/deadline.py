@@ -1,6 +1,8 @@
 """The fewest cards that meet a deadline, per row, for a request that names no card counts.
 
-Each row is then also quoted at the fewest cards whose expected hours meet the deadline: a whole number
+Each row is then also quoted at the fewest cards whose expected hours meet the deadline, and at the
+fewest whose high end does (by the low speed-up, before interruptions: the plan the summary names when
+the cheapest may miss the deadline is then among those quoted): a whole number
 of its steps (bundles, nodes), from its floor (a node offer's minimum nodes, and at least the memory
 minimum) up to its most cards within the operator's cap. The rule is a binary search over those counts by
 expected speed-up (``_fewest``), which takes the speed-up never to fall as cards are added.
@@ -8,12 +10,15 @@ expected speed-up (``_fewest``), which takes the speed-up never to fall as cards
 That holds for every column whose cross-node factor is at least 0.5 (``_scaling``). On such a column the
 search's answer is the first count whose expected speed-up reaches the one needed, rounded up to the
 row's step, so every row of the column is answered by one ``searchsorted`` over the column's speed-ups at
-1, 2, 3, ... cards (worked out once per set of columns, ``_expected_by_count``). A column where the
+1, 2, 3, ... cards (worked out once per set of columns and bound, ``_speedups_by_count``). A column where the
 speed-up does fall somewhere (a heavy job across Ethernet nodes) keeps the search, row by row, so its
 answer is the same either way.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -22,25 +27,38 @@ from service.quote.base.memo import memoized
 from service.quote.model.scaling import ScalingColumn, ScalingColumns
 from service.quote.model.tables import OfferTables
 
-__all__ = ["fewest_meeting_deadline"]
+__all__ = ["SpeedupBound", "fewest_meeting_deadline"]
+
+SpeedupBound = Literal["expected", "low"]
+"""Which speed-up a deadline is met on: the expected one, or the low one (the high end's hours)."""
 
 
 def _fewest(
-    columns: tuple[ScalingColumn, ...], column: int, needed: float, first: int, last: int, step: int
+    columns: tuple[ScalingColumn, ...],
+    column: int,
+    needed: float,
+    first: int,
+    last: int,
+    step: int,
+    bound: SpeedupBound = "expected",
 ) -> int:
-    """The smallest ``first + k × step`` ≤ ``last`` whose expected speed-up reaches ``needed``, else 0.
+    """The smallest ``first + k × step`` ≤ ``last`` whose ``bound`` speed-up reaches ``needed``, else 0.
 
     A binary search over the multiples: exact where the speed-up never falls as cards are added.
     """
     if first > last:
         return 0
-    speedup = columns[column].speedup
+
+    def speedup(cards: int) -> float:
+        value: float = getattr(columns[column].speedup(cards), bound)
+        return value
+
     low, high = 0, (last - first) // step
-    if speedup(first + high * step).expected < needed:
+    if speedup(first + high * step) < needed:
         return 0
     while low < high:
         middle = (low + high) // 2
-        if speedup(first + middle * step).expected >= needed:
+        if speedup(first + middle * step) >= needed:
             high = middle
         else:
             low = middle + 1
@@ -48,11 +66,13 @@ def _fewest(
 
 
 @memoized(16)
-def _expected_by_count(columns: tuple[ScalingColumn, ...], most_cards: int) -> tuple[FloatArray, BoolArray]:
-    """``(columns, most_cards)``: each column's expected speed-up at 1 … ``most_cards`` cards, and
+def _speedups_by_count(
+    columns: tuple[ScalingColumn, ...], most_cards: int, bound: SpeedupBound
+) -> tuple[FloatArray, BoolArray]:
+    """``(columns, most_cards)``: each column's ``bound`` speed-up at 1 … ``most_cards`` cards, and
     ``(columns,)`` whether it never falls along them; read-only."""
     expected: FloatArray = np.array(
-        [[column.speedup(cards).expected for cards in range(1, most_cards + 1)] for column in columns],
+        [[getattr(column.speedup(cards), bound) for cards in range(1, most_cards + 1)] for column in columns],
         dtype=np.float64,
     ).reshape(len(columns), most_cards)
     rising: BoolArray = np.asarray((np.diff(expected, axis=1) >= 0).all(axis=1))
@@ -63,7 +83,7 @@ def _expected_by_count(columns: tuple[ScalingColumn, ...], most_cards: int) -> t
 def fewest_meeting_deadline(
     tables: OfferTables,
     scaling: ScalingColumns,
-    one_card_hours: FloatArray,
+    bounds: Sequence[tuple[FloatArray, SpeedupBound]],
     deadline_hours: float | FloatArray,
     matching: BoolArray,
     fewest_cards: FloatArray,
@@ -71,33 +91,40 @@ def fewest_meeting_deadline(
     *,
     lookup: bool = True,
 ) -> IntArray:
-    """``(rows,)``: each matching row's fewest cards that meet the deadline by expected hours, or 0
-    (``lookup`` False: every row by the search, the reference the lookup is tested against)."""
+    """``(bounds, rows)``: each matching row's fewest cards that meet the deadline, by each of ``bounds``'
+    one-card hours and the speed-up they divide by (the expected hours on the expected speed-up, the high
+    ones on the low), or 0 (``lookup`` False: every row by the search, the reference the lookup is tested
+    against). What the bounds share (each row's counts to choose from) is worked out once."""
     last = np.minimum(np.trunc(tables.max_units * tables.unit_cards), max_cards).astype(np.int64)
     step = tables.count_step.astype(np.int64)
     # Past ``last`` every row answers 0, so the floor is capped there (a memory minimum may be huge).
     floor = np.minimum(np.maximum(tables.count_floor, np.trunc(fewest_cards)), last + 1)
     first = -(-np.maximum(floor.astype(np.int64), 1) // step) * step
-    with np.errstate(divide="ignore"):  # no time left (a lead time past the deadline): infinite speed-up
-        needed = np.where(deadline_hours > 0, one_card_hours / np.maximum(deadline_hours, 1e-300), np.inf)
     most_cards = max(int(last.max(initial=1)), 1)
-    expected, rising = _expected_by_count(scaling.columns, most_cards)
-    if not lookup:
-        rising = np.zeros_like(rising)
-    # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
     order, starts = _by_column(tables, scaling)
-    by_column = needed[order]
-    reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)
-    for column in np.flatnonzero(rising).tolist():
-        rows = slice(starts[column], starts[column + 1])
-        reached_by_column[rows] = np.searchsorted(expected[column], by_column[rows])
-    reached = np.empty(tables.size, dtype=np.int64)
-    reached[order] = reached_by_column
-    # The first multiple of the step from ``first`` at or past that count (count = index + 1).
-    found: IntArray = first + -(-(np.maximum(reached + 1, first) - first) // step) * step
-    found[(found > last) | ~matching] = 0
-    if not rising.all():
-        _search_falling(scaling, (needed, first, last, step), matching & ~rising[scaling.code], found)
+    found = np.empty((len(bounds), tables.size), dtype=np.int64)
+    for at, (one_card_hours, bound) in enumerate(bounds):
+        # The speed-up that meets the deadline; none does where no time is left (a lead time past it).
+        with np.errstate(divide="ignore"):
+            needed = np.where(deadline_hours > 0, one_card_hours / np.maximum(deadline_hours, 1e-300), np.inf)
+        speedups, rising = _speedups_by_count(scaling.columns, most_cards, bound)
+        if not lookup:
+            rising = np.zeros_like(rising)
+        # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
+        by_column = needed[order]
+        reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)
+        for column in np.flatnonzero(rising).tolist():
+            rows = slice(starts[column], starts[column + 1])
+            reached_by_column[rows] = np.searchsorted(speedups[column], by_column[rows])
+        reached = np.empty(tables.size, dtype=np.int64)
+        reached[order] = reached_by_column
+        # The first multiple of the step from ``first`` at or past that count (count = index + 1).
+        row_found = found[at]
+        np.add(first, -(-(np.maximum(reached + 1, first) - first) // step) * step, out=row_found)
+        row_found[(row_found > last) | ~matching] = 0
+        if not rising.all():
+            falling = matching & ~rising[scaling.code]
+            _search_falling(scaling, (needed, first, last, step), falling, row_found, bound)
     return found
 
 
@@ -116,6 +143,7 @@ def _search_falling(
     terms: tuple[FloatArray, IntArray, IntArray, IntArray],
     rows: BoolArray,
     found: IntArray,
+    bound: SpeedupBound,
 ) -> None:
     """``found`` for ``rows`` (on a column whose speed-up falls somewhere) by the search, row by row;
     ``terms``: needed speed-up, first and last count and step."""
@@ -124,5 +152,5 @@ def _search_falling(
     for row in np.flatnonzero(rows).tolist():
         key = (int(scaling.code[row]), float(needed[row]), int(first[row]), int(last[row]), int(step[row]))
         if key not in memo:
-            memo[key] = _fewest(scaling.columns, *key)
+            memo[key] = _fewest(scaling.columns, *key, bound)
         found[row] = memo[key]

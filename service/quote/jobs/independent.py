@@ -238,6 +238,10 @@ def _fewest_meeting_deadline(
 class IndependentJob(JobKind):
     kind = "independent"
     shortened_by_cards = True
+    # A run interrupted resumes from its own checkpoint, as a batch job does; the others run on. Its
+    # interruptions are counted as a batch job's (every card's), which overstates what one run loses.
+    loses_work = True
+    spot_by_default = True
 
     def check(self, workload: Workload) -> Task | None:
         check_work(workload, self.kind)

@@ -209,6 +209,8 @@ def _replicas_for(throughput: Throughput, rows: CandidateRows) -> FloatArray:
 class ServingJob(JobKind):
     kind = "serving"
     shortened_by_cards = False
+    loses_work = False
+    spot_by_default = False
 
     def check(self, workload: Workload) -> Task | None:
         if workload.gpu_hours is not None:
@@ -227,6 +229,13 @@ class ServingJob(JobKind):
                 "workload.reference_gpu",
                 "serving hours are wall-clock hours on any GPU: there is nothing to convert, leave it out",
             )
+        for name in ("checkpoint_interval_h", "checkpoint_minutes"):
+            if getattr(workload, name) is not None:
+                raise InvalidRequest(
+                    f"workload.{name}",
+                    "a serving job keeps no checkpoints: an interrupted replica reloads the model "
+                    "(workload.restart_minutes says how long that takes)",
+                )
         for name in ("tokens", "mfu", "runs", "cards_per_run"):
             if getattr(workload, name) is not None:
                 raise InvalidRequest(

@@ -22,7 +22,8 @@ spread over the period, so whole periods times the rate is the package price.
 Only node-hour offers span machines: separately rented machines promise no interconnect between them,
 so a per-machine term package rents one machine.
 
-Each variant's terms come from its pricing kind (``model.pricing``). The rule runs in bulk, over
+Each variant's terms come from its pricing kind (``model.pricing``); an offer's terms add whether it is
+spot capacity the vendor can take back (``interruptible``, ``model.pricing.offer_terms``). The rule runs in bulk, over
 (offers × card counts) arrays, in ``evaluate``; a returned quote's bill is gathered from those arrays,
 never worked out again (``ExpectedBill``). Rounding up to the granularity allows for float noise (a
 millionth of a unit), so 48 h / 3.0 = 16 h bills 16 h, never 17: ``whole_granules`` is that one rule,
@@ -72,6 +73,9 @@ class BillingTerms:
     # The most units rentable in all, across rentals of the offer (a package's ``max_units``); the others
     # are bounded per rental and by their stock.
     most_units: float = math.inf
+    # Spot capacity (``Offer.spot``): billed as its kind bills, but the vendor can take it back mid-job,
+    # so its quotes carry the interruptions that costs (``model.interruptions``).
+    interruptible: bool = False
 
     @property
     def max_cards(self) -> int:

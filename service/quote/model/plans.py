@@ -4,7 +4,8 @@
 ¥6,400, two months ¥8,520, one month plus 80 h ¥4,900. A ``MixedPlan`` joins the products of one vendor,
 city, GPU and package size (per card, or per machine of N cards): the packages of each period length
 (the cheapest per period) and the vendor's cheapest card-hour offer for the GPU, when there are at
-least two of them. It is quoted under its longest-period package's offer (``MixedPlan.offer_row``);
+least two of them. Spot offers join no plan: a plan holds the job's hours at the packages' terms, and
+spot capacity can be taken back before they are used. It is quoted under its longest-period package's offer (``MixedPlan.offer_row``);
 the line items name every part.
 
 A vendor selling packages of several unit sizes for one GPU (a whole machine's month and a card's day)
@@ -221,6 +222,8 @@ def build_plans(offers: Sequence[Offer], terms: Sequence[BillingTerms]) -> tuple
     packages: dict[tuple[str, str, str], dict[tuple[int, TermPeriod], tuple[float, str, int]]] = {}
     hourly: dict[tuple[str, str, str], tuple[float, str, int, CardHourRate]] = {}
     for index, offer in enumerate(offers):
+        if offer.spot:
+            continue  # a plan holds its hours at the package's terms; spot capacity may be taken back
         rule = rule_of(offer.pricing)
         place = (offer.vendor, offer.city, offer.gpu)
         prepaid = rule.package(offer.pricing)

@@ -34,7 +34,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.memo import Memos
 from service.quote.model.billing import BillingTerms, sold_counts
 from service.quote.model.plans import PlanArrays, PlanRow, build_plans
-from service.quote.model.pricing import KIND_CODES, MIXED_CODE, rule_of
+from service.quote.model.pricing import KIND_CODES, MIXED_CODE, offer_terms, rule_of
 from service.quote.model.scaling import ColumnKey, column_keys
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
@@ -79,6 +79,10 @@ class OfferTables:
     min_billed_hours: FloatArray
     machine_cards: FloatArray
     spans_machines: BoolArray
+    # Spot capacity the vendor can take back (``BillingTerms.interruptible``), and the interruptions per
+    # machine-month its vendor states (NaN: not stated, the request's default range applies).
+    interruptible: BoolArray
+    spot_stated_per_month: FloatArray
     available_cards: FloatArray  # +inf when the vendor does not say
     most_units: FloatArray  # the most units rentable in all, across rentals (+inf: bounded per rental)
     gpu_memory_gb: FloatArray
@@ -184,11 +188,11 @@ def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
 def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     """Prepare the snapshot's offers for vectorized evaluation (runs once per snapshot version)."""
     real_offers = tuple(offers)
-    offer_terms = [rule_of(offer.pricing).terms(offer.pricing) for offer in real_offers]
-    plans = build_plans(real_offers, offer_terms)
+    terms_of_offers = [offer_terms(offer) for offer in real_offers]
+    plans = build_plans(real_offers, terms_of_offers)
     plan_ids = [f"{real_offers[plan.offer_row].id}+mixed" for plan in plans]
     offers = real_offers + tuple(real_offers[plan.offer_row] for plan in plans)
-    terms = tuple(offer_terms + [_plan_terms(plan, offer_terms) for plan in plans])
+    terms = tuple(terms_of_offers + [_plan_terms(plan, terms_of_offers) for plan in plans])
     plan_counts, sells = _sells(terms)
     gpu_names, gpu_code = _codes([offer.gpu for offer in offers])
     region_names, region_code = _codes([offer.region for offer in offers])
@@ -240,6 +244,13 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         min_billed_hours=_floats([term.min_billed_hours for term in terms]),
         machine_cards=machine_cards,
         spans_machines=_frozen(np.array([term.spans_machines for term in terms], dtype=np.bool_)),
+        interruptible=_frozen(np.array([term.interruptible for term in terms], dtype=np.bool_)),
+        spot_stated_per_month=_floats(
+            [
+                np.nan if offer.spot_interruptions_per_month is None else offer.spot_interruptions_per_month
+                for offer in offers
+            ]
+        ),
         available_cards=_floats([min(_stock(real_offers[i]) for i in rows) for rows in parts]),
         most_units=_floats([term.most_units for term in terms]),
         gpu_memory_gb=_floats([offer.gpu_memory_gb for offer in offers]),

@@ -89,8 +89,10 @@ def filters_text(
     gpus: Iterable[str] | None,
     vendors: Iterable[str] | None,
     names: ProseNames,
+    spot_refused: bool = False,
 ) -> tuple[str, ...]:
-    """The filters the caller set, as prose names (``Jiangsu``, ``RTX 4090``, ``billed per node-hour``)."""
+    """The filters the caller set, as prose names (``Jiangsu``, ``RTX 4090``, ``billed per node-hour``),
+    and spot capacity left out when it was (``allow_spot``, or a serving job's default)."""
     lang = names.lang
     shown = [
         *(names.place(place) for place in sorted(regions or ())),
@@ -101,6 +103,8 @@ def filters_text(
     ]
     if request.min_gpu_memory_gb is not None:
         shown.append(text("filtered_memory", lang, memory=number_text(request.min_gpu_memory_gb)))
+    if spot_refused:
+        shown.append(text("filtered_no_spot", lang))
     return tuple(shown)
 
 

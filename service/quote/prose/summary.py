@@ -4,6 +4,11 @@ It says, in this order:
 
 1. the recommendation with its time and cost ranges; when it (or another option the paragraph names)
    uses an illustrative reference price, this first sentence says so, since a person may act on it alone;
+   so it does when the recommendation has a risk (``Quote.risks``: its high end past the deadline or the
+   budget, spot capacity), with the best plan without it and what that costs more ("¥20 more removes the
+   risk"). Every option named says when it is spot / interruptible, and, when its interruptions cost 1 %
+   of its hours or more, the hours they add next to its own ("plus about 15 h for 20 expected
+   interruptions");
 2. what a single card would cost and take against the fastest option, once: no comparison of an option
    with itself, no "0 h sooner"; the single card must meet the deadline and budget and be billed for one
    card (or one machine rented as a unit), else the comparison is left out and only the fastest is named;
@@ -28,7 +33,16 @@ from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.base.memo import memoized
 from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
-from service.quote.prose.texts import Message, hours_text, join_text, number_text, partial_text, text
+from service.quote.prose.risk import interruptions_told, risk_clause, told_in_first_sentence
+from service.quote.prose.texts import (
+    Message,
+    hours_text,
+    join_text,
+    number_text,
+    partial_text,
+    significant_text,
+    text,
+)
 
 __all__ = [
     "BREAK_EVEN_FACTOR",
@@ -66,25 +80,34 @@ def _option(quote: Quote, names: ProseNames) -> str:
         names.place(quote.city),
         None if quote.city == quote.region else names.place(quote.region),
         quote.pricing,
+        quote.spot,
         lang,
     )
+    lost = ""
+    interruptions = quote.interruptions
+    if interruptions is not None and interruptions_told(quote.hours.expected, interruptions):
+        count = significant_text(interruptions.expected)
+        lost = text("option_lost", lang, hours=hours_text(interruptions.hours_lost), count=count)
     return template.format(
-        cards=quote.cards, hours=hours, hours_range=hours_range, cost=cost, cost_range=cost_range
+        cards=quote.cards, hours=hours, hours_range=hours_range, lost=lost, cost=cost, cost_range=cost_range
     )
 
 
 @memoized(1024)
-def _option_template(gpu: str, vendor: str, city: str, region: str | None, pricing: str, lang: Lang) -> str:
+def _option_template(
+    gpu: str, vendor: str, city: str, region: str | None, pricing: str, spot: bool, lang: Lang
+) -> str:
     """An option's sentence with its names written in (the same for every job on one offer), leaving the
     cards and the job's figures to fill in."""
+    billed = text(f"pricing_{pricing}", lang)
     return partial_text(
         "option",
         lang,
-        ("cards", "hours", "hours_range", "cost", "cost_range"),
+        ("cards", "hours", "hours_range", "lost", "cost", "cost_range"),
         gpu=gpu,
         vendor=vendor,
         place=city if region is None else text("place_city_region", lang, city=city, region=region),
-        pricing=text(f"pricing_{pricing}", lang),
+        pricing=text("pricing_spot", lang, pricing=billed) if spot else billed,
     )
 
 
@@ -103,8 +126,10 @@ def _single_vs_fastest(
     option: Callable[[Quote], str],
     min_cards: int | None,
     lang: Lang,
+    safe: Quote | None = None,
 ) -> str:
-    fastest_text = option(fastest)
+    # The plan without the recommendation's risk is already told in full in the first sentence.
+    fastest_text = text("safe_plan", lang) if safe is not None and fastest.id == safe.id else option(fastest)
     if single is None:
         if min_cards is None or min_cards <= 1:
             # No single card within the limits (or billed as one card): no comparison, only the fastest.
@@ -168,20 +193,24 @@ def _default_caveat(fastest: Quote, request: QuoteRequest, lang: Lang) -> str:
     return text("caveat_prices", lang)
 
 
-def _caveats(own: Sequence[Message], response_warnings: Sequence[Message]) -> list[str]:
+def _caveats(
+    own: Sequence[Message], response_warnings: Sequence[Message], told: frozenset[str] = frozenset()
+) -> list[str]:
     """Warnings that change the decision: the limits' first, then the response's, then the quote's own
-    (``own``: the recommendation's), each said once; picked by message id, whatever their wording."""
-    limits = [warning.text for warning in own if warning.key in _LIMIT_WARNINGS]
+    (``own``: the recommendation's), each said once, less those the paragraph already says (``told``);
+    picked by message id, whatever their wording."""
+    limits = [warning.text for warning in own if warning.key in _LIMIT_WARNINGS and warning.key not in told]
     stale_told = any(warning.key == "warn_stale_fallback" for warning in response_warnings)
     left_out = {
         "warn_converted",
         "warn_estimated",
         *_LIMIT_WARNINGS,
+        *told,
         *(("warn_stale",) if stale_told else ()),
     }
     rest = [warning.text for warning in own if warning.key not in left_out]
-    told = [warning.text for warning in response_warnings if warning.key not in LEADING_WARNINGS]
-    return list(dict.fromkeys([*limits, *told, *rest]))
+    response = [warning.text for warning in response_warnings if warning.key not in LEADING_WARNINGS]
+    return list(dict.fromkeys([*limits, *response, *rest]))
 
 
 def lead_sentences(response_warnings: Sequence[Message], lang: Lang) -> list[str]:
@@ -200,6 +229,7 @@ def quote_summary(
     recommended_warnings: Sequence[Message],
     fastest: Quote,
     single: Quote | None,
+    safe: Quote | None = None,
     quotes: Sequence[Quote],
     response_warnings: Sequence[Message],
     names: ProseNames,
@@ -210,14 +240,14 @@ def quote_summary(
     """The paragraph for a response with quotes; ``extra`` sentences follow the comparison with one card
     (an alternative that changes the decision)."""
     lang = names.lang
-    caveats = _caveats(recommended_warnings, response_warnings)
+    caveats = _caveats(recommended_warnings, response_warnings, told_in_first_sentence(recommended))
     if len(caveats) > 1:
         caveat = text("summary_caveats", lang, caveats=join_text("join_caveats", caveats, lang))
     else:
         caveat = text(
             "summary_caveat", lang, caveat=caveats[0] if caveats else _default_caveat(fastest, request, lang)
         )
-    note = _illustrative_note(recommended, (fastest, single), lang)
+    note = _illustrative_note(recommended, (fastest, single, safe), lang)
     written: dict[str, str] = {}
 
     def option(quote: Quote) -> str:
@@ -229,11 +259,17 @@ def quote_summary(
 
     sentences = [
         *lead_sentences(response_warnings, lang),
-        text("summary_recommended", lang, option=option(recommended), note=note),
+        text(
+            "summary_recommended",
+            lang,
+            option=option(recommended),
+            note=note,
+            risk=risk_clause(recommended, safe, request, option, lang),
+        ),
         (
             text("serving_same_hours", lang, hours=number_text(recommended.hours.expected))
             if request.workload.kind == "serving"  # every plan runs the hours asked for: none is faster
-            else _single_vs_fastest(single, fastest, recommended, option, min_cards, lang)
+            else _single_vs_fastest(single, fastest, recommended, option, min_cards, lang, safe)
         ),
         *extra,
         _break_even(quotes, names),

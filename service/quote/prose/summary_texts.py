@@ -22,8 +22,9 @@ SUMMARY_TEMPLATES: dict[str, dict[Lang, str]] = {
     "place_city_region": {"en": "{city}, {region}", "zh": "{region}{city}"},
     "option": {
         "en": "{cards} × {gpu} from {vendor} ({place}), {pricing}: "
-        "about {hours} h{hours_range} for {cost}{cost_range}",
-        "zh": "{vendor}（{place}）的 {cards} 张 {gpu}，{pricing}，约 {hours} 小时{hours_range}，费用 {cost}{cost_range}",
+        "about {hours} h{hours_range}{lost} for {cost}{cost_range}",
+        "zh": "{vendor}（{place}）的 {cards} 张 {gpu}，{pricing}，约 {hours} 小时{hours_range}{lost}，"
+        "费用 {cost}{cost_range}",
     },
     # Summary: its sentences.
     "summary_lead": {"en": "{lead}.", "zh": "{lead}。"},
@@ -35,7 +36,8 @@ SUMMARY_TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "alternative_saves": {"en": ", {saving} less", "zh": "，便宜 {saving}"},
     "alternative_fits": {"en": ", within the limits", "zh": "，在限制之内"},
-    "summary_recommended": {"en": "Recommended: {option}{note}.", "zh": "推荐：{option}{note}。"},
+    "summary_recommended": {"en": "Recommended: {option}{note}{risk}.", "zh": "推荐：{option}{note}{risk}。"},
+    # The recommendation's risks, in its own sentence, and the plan without them.
     "note_illustrative": {
         "en": ", at an illustrative reference price from a public article, not a live quote",
         "zh": "（示意参考价，取自公开文章，并非实时报价）",

@@ -4,12 +4,14 @@ Each message id maps to an ``en`` and a ``zh`` template using the same ``str.for
 are formatted before they get here (``format_cny``, ``hours_text``) so both languages show the same
 figures. Code picks which messages to say, in what order and with which fields; how a language words,
 punctuates and joins them lives here (``join_sentences``, ``join_list``), so a rewording is a table edit.
-The summary's messages are kept in ``summary_texts`` and merged in here; the command line's table keeps
+The summary's messages are kept in ``summary_texts`` and those about risk in ``risk_texts``, merged in
+here; the command line's table keeps
 its own (``service.cli.texts``), written by the same rules (``text_from``).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping
 
@@ -17,6 +19,7 @@ import msgspec
 
 from schemas.quote import Lang
 from service.quote.base.money import number_text
+from service.quote.prose.risk_texts import RISK_TEMPLATES
 from service.quote.prose.summary_texts import SUMMARY_TEMPLATES
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "number_text",
     "partial_text",
     "said",
+    "significant_text",
     "text",
     "text_from",
 ]
@@ -145,8 +149,9 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "该报价的卡需在预约后 {lead} 小时才就绪（服务商的准备时间）：任务约在预约后 {finish} 小时结束，期限按此计算",
     },
     "warn_deadline": {
-        "en": "deadline at risk: up to {hours} h if speed is at the low end, past the {deadline} h deadline",
-        "zh": "可能超出期限：速度偏低时最多需 {hours} 小时，超过 {deadline} 小时的期限",
+        "en": "deadline at risk: up to {hours} h if speed is at the low end{interrupted}, past the {deadline} h "
+        "deadline",
+        "zh": "可能超出期限：速度偏低{interrupted}时最多需 {hours} 小时，超过 {deadline} 小时的期限",
     },
     "warn_budget": {
         "en": "budget at risk: up to {cost} at the high end, over the {budget} budget",
@@ -325,6 +330,7 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "join_sentences": {"en": "{first} {then}", "zh": "{first}{then}"},
     "join_list": {"en": "{first}, {then}", "zh": "{first}、{then}"},
     **SUMMARY_TEMPLATES,
+    **RISK_TEMPLATES,
 }
 
 
@@ -383,3 +389,13 @@ def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:
 
 # Hours read like any other figure: to 0.01 h without trailing zeros (``17.14``).
 hours_text = number_text
+
+
+def significant_text(value: float, digits: int = 3) -> str:
+    """A figure to ``digits`` significant digits, without trailing zeros: ``0.00095``, ``10.1``, ``1,230``
+    (an expected count of interruptions is often far below 0.01, where ``number_text`` shows 0)."""
+    if value == 0 or not math.isfinite(value):
+        return number_text(value if math.isfinite(value) else 0.0)
+    decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
+    shown = f"{round(value, decimals):,.{decimals}f}"
+    return shown.rstrip("0").rstrip(".") if "." in shown else shown

@@ -1,14 +1,17 @@
 """Pricing kinds: one ``PricingRule`` per variant of ``schemas.offer.Pricing`` (``base`` has the interface).
 
-``rule_of(pricing)`` is the kind of an offer's pricing; ``KIND_CODES`` numbers the kinds for the offer
+``rule_of(pricing)`` is the kind of an offer's pricing and ``offer_terms(offer)`` the terms an offer bills
+by: its kind's, marked ``interruptible`` for spot capacity; ``KIND_CODES`` numbers the kinds for the offer
 tables (``MIXED_CODE`` is a combined plan's row, ``model.plans``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
-from schemas.offer import Pricing, PricingKind
+from schemas.offer import Offer, Pricing, PricingKind
+from service.quote.model.billing import BillingTerms
 from service.quote.model.pricing.base import (
     CardHourRate,
     LineSheet,
@@ -32,6 +35,7 @@ __all__ = [
     "OfferWords",
     "Prepaid",
     "PricingRule",
+    "offer_terms",
     "rule_of",
 ]
 
@@ -47,3 +51,9 @@ MIXED_CODE = len(KIND_CODES)
 def rule_of(pricing: Pricing) -> PricingRule[Pricing]:
     """The kind of ``pricing`` (its variant's tag)."""
     return KINDS[pricing.__struct_config__.tag]  # type: ignore[index]
+
+
+def offer_terms(offer: Offer) -> BillingTerms:
+    """The terms ``offer`` bills by: its pricing kind's, and whether it is spot capacity (interruptible)."""
+    terms = rule_of(offer.pricing).terms(offer.pricing)
+    return dataclasses.replace(terms, interruptible=True) if offer.spot else terms

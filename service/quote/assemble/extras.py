@@ -1,0 +1,90 @@
+"""The candidates a response returns beside its ranking: the single card the summary compares with, and
+the plan without the recommendation's risk.
+
+- The single card: the cheapest one card that runs the job within the limits (judged as their confidence
+  says) and is billed for one card, or one machine rented as a unit.
+- The safe plan: when the recommendation has a risk (its high end past the deadline or the budget, spot
+  capacity the vendor can take back), the top of the same ``rank_by`` ranking among the candidates
+  without any; ``QuoteResponse.safe`` names it and the summary's first sentence says what it costs more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schemas.quote import QuoteRequest
+from service.quote.base.money import cents_array
+from service.quote.evaluate.evaluation import Evaluation, Figure
+from service.quote.evaluate.figures import unknown_hours
+from service.quote.evaluate.judge import limit_rows
+from service.quote.model.tables import OfferTables
+from service.quote.rank import CandidateKeys, Picks, first_among
+
+__all__ = ["add_single_card", "safe_position"]
+
+
+def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: QuoteRequest) -> int | None:
+    """Offer index of the cheapest single card that runs the job within the deadline and budget and is
+    billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
+    bills many cards is no single card); None when no such option exists."""
+    column = evaluation.one_card_cells
+    figures = evaluation.figures[:, column]
+    eligible = evaluation.runnable[column] & (
+        figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
+    )
+    hours_row, cost_row = limit_rows(request)
+    with unknown_hours():
+        if request.deadline_hours is not None:
+            eligible &= cents_array(figures[hours_row]) / 100 <= request.deadline_hours
+        if request.budget_cny is not None:
+            eligible &= cents_array(figures[cost_row]) / 100 <= request.budget_cny
+    offers = np.flatnonzero(eligible)
+    if offers.size == 0:
+        return None
+    cost = evaluation.cost_expected[column][offers]
+    offers = offers[cost == cost.min()]
+    if offers.size == 1:
+        return int(offers[0])
+    # Tied on cost (one count column, so the same cards): the fewest hours, then the offer id, compared
+    # in Python over the few tied, as the cost ranking orders them.
+    hours = evaluation.hours_expected[column][offers].tolist()
+    ids = tables.id_order[offers].tolist()
+    return int(min(zip(hours, ids, offers.tolist(), strict=True))[2])
+
+
+def add_single_card(
+    chosen: list[tuple[int, int, int]], evaluation: Evaluation, tables: OfferTables, request: QuoteRequest
+) -> int | None:
+    """Where the single-card comparison stands in ``chosen`` (appended at rank 0 when not ranked)."""
+    offer = _single_card_position(evaluation, tables, request)
+    if offer is None:
+        return None
+    candidate = (offer, evaluation.one_card_column)
+    for at, (row, column, _) in enumerate(chosen):
+        if (row, column) == candidate:
+            return at
+    chosen.append((*candidate, 0))
+    return len(chosen) - 1
+
+
+def safe_position(
+    keys: CandidateKeys,
+    picks: Picks,
+    evaluation: Evaluation,
+    tables: OfferTables,
+    request: QuoteRequest,
+    top_k: bool,
+) -> int | None:
+    """When the recommendation has a risk (its high end past a limit, spot capacity): the position in
+    ``keys`` of the top of the same ranking among the candidates without any, or None (no risk, or no
+    candidate without one). ``keys`` are the qualifying cells' in cell order."""
+    column, offer = keys.cell(picks.recommended)
+    high_ok = evaluation.high_ok
+    spot = tables.interruptible
+    if not spot[offer] and (high_ok is None or high_ok[evaluation.cell(column, offer)]):
+        return None
+    qualifying = np.flatnonzero(evaluation.qualifying)
+    safe = ~spot.take(evaluation.cell_offer.take(qualifying))
+    if high_ok is not None:
+        safe &= high_ok.take(qualifying)
+    return first_among(keys, safe, request.rank_by, top_k=top_k)

@@ -1,0 +1,104 @@
+"""Each offer's hours on one card: its speed over the request's reference GPU, as a range (low /
+expected / high), dividing the caller's hours, or the job's FLOPs over its own peak (a job sized by tokens).
+
+The catalog's range between the two models (``adapters.gpus.conversion_range``), or the caller's measured
+ratio (``workload.speed_ratios``) at every end where given; 1 without a reference; NaN for a GPU the
+catalog does not rate (its hours cannot be converted). Kept per snapshot by reference and ratios, and
+each GPU's peak and memory bandwidth per snapshot and catalog (``gpu_facts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from adapters.gpus import GpuCatalog, conversion_range
+from service.quote.base.arrays import FloatArray
+from service.quote.base.memo import MemoSlot
+from service.quote.model.sizing import one_card_hours
+from service.quote.model.tables import OfferTables
+from service.quote.resolve import ResolvedRequest
+
+__all__ = ["conversion_of", "gpu_facts", "one_card_hours_of"]
+
+
+def conversion_of(
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
+) -> tuple[FloatArray, FloatArray]:
+    """``(3, offers)``: each offer's low / expected / high speed over the reference GPU, and the same
+    high / expected / low (the order the one-card hours bounds divide by).
+
+    1 at every end without a reference; the caller's measured ratio at every end where given; NaN for a
+    GPU the catalog does not rate (its hours cannot be converted, and it is dropped with the filters).
+    """
+    reference = resolved.reference_gpu
+    if reference is None:
+        ones = np.ones((3, tables.size))
+        return ones, ones
+    ratios = tuple(sorted(resolved.speed_ratios.items()))
+    return _CONVERSIONS.of(tables.memos).get(
+        (catalog, reference, ratios), lambda: _converted(tables, catalog, reference, dict(ratios))
+    )
+
+
+def _converted(
+    tables: OfferTables, catalog: GpuCatalog, reference: str, ratios: Mapping[str, float]
+) -> tuple[FloatArray, FloatArray]:
+    by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
+    for code, name in enumerate(tables.gpu_names):
+        if name == reference:
+            by_gpu[code] = 1.0
+        elif name in ratios:
+            by_gpu[code] = ratios[name]
+        elif name in catalog:
+            by_gpu[code] = conversion_range(catalog, reference, name)
+    factors: FloatArray = np.ascontiguousarray(by_gpu[tables.gpu_code].T)
+    fastest_first: FloatArray = np.ascontiguousarray(factors[::-1])
+    # Shared by the requests with the same reference.
+    factors.flags.writeable = fastest_first.flags.writeable = False
+    return factors, fastest_first
+
+
+# Each offer's speed over a reference GPU, by (catalog, reference GPU, measured ratios), per snapshot.
+_CONVERSIONS: MemoSlot[
+    tuple[GpuCatalog, str, tuple[tuple[str, float], ...]], tuple[FloatArray, FloatArray]
+] = MemoSlot("conversions", size=64)
+
+
+def one_card_hours_of(
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
+) -> tuple[FloatArray, FloatArray]:
+    """``(3, offers)`` each: the speed over the reference GPU (``conversion_of``) and the fewest / expected
+    / most hours on one card of each offer's GPU. A job given by its tokens is sized on each GPU's own peak
+    (``model.sizing``); NaN where the catalog does not rate a GPU (left out with the filters)."""
+    sizing = resolved.job.sizing
+    if sizing is not None:
+        ones = np.ones((3, tables.size))
+        return ones, one_card_hours(sizing.flops, gpu_facts(tables, catalog)[0], sizing.mfu)
+    conversion, fastest_first = conversion_of(tables, resolved, catalog)
+    # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
+    hours: FloatArray = resolved.job.hours / fastest_first
+    return conversion, hours
+
+
+def gpu_facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:
+    """Each offer's GPU's peak dense BF16 TFLOPS and memory bandwidth (TB/s) by the catalog (NaN for a GPU
+    it does not rate), kept per snapshot and catalog."""
+    return _GPU_FACTS.of(tables.memos).get(catalog, lambda: _facts(tables, catalog))
+
+
+def _facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:
+    models = [catalog.get(name) if name in catalog else None for name in tables.gpu_names]
+    peaks = np.array([np.nan if model is None else model.tflops_bf16 for model in models])[tables.gpu_code]
+    bandwidth = np.array(
+        [
+            np.nan if model is None or model.bandwidth_tb_s is None else model.bandwidth_tb_s
+            for model in models
+        ]
+    )[tables.gpu_code]
+    peaks.flags.writeable = bandwidth.flags.writeable = False
+    return peaks, bandwidth
+
+
+_GPU_FACTS: MemoSlot[GpuCatalog, tuple[FloatArray, FloatArray]] = MemoSlot("gpu facts", size=4)
