@@ -26,6 +26,7 @@ __all__ = [
     "Confidence",
     "Excluded",
     "Growth",
+    "HeldBackPrice",
     "Interruptions",
     "Lang",
     "LineItem",
@@ -63,7 +64,7 @@ Risk = Literal["deadline", "budget", "spot"]
 capacity the vendor can take back."""
 Lang = Literal["en", "zh"]
 ScalingProfile = Literal["default", "nvlink", "comm_heavy"]
-LineItemKind = Literal["compute", "network", "storage", "discount", "minimum"]
+LineItemKind = Literal["compute", "network", "storage", "discount", "minimum", "data_copy"]
 QuotePricingKind = PricingKind | Literal["mixed"]
 """An offer's pricing kind, or ``mixed``: one vendor's term packages for the GPU in whole periods plus its
 card-hour price for the rest, the cheapest combination for the job's hours."""
@@ -278,12 +279,34 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     # the deadline counts them.
     lead_time_h: float | None = None
     growth: Growth | None = None
+    # The data-centre zone the stock is in as the feed names it, and whether ``city`` is the vendor's own
+    # because the zone names no city the service knows (the quote then warns).
+    zone: str = ""
+    city_assumed: bool = False
+    # The vendor's newer price, held back after a jump until a second refresh confirms it: the quote is
+    # at the price served, and says what it would cost at this one.
+    held_back: HeldBackPrice | None = None
     # Spot / interruptible capacity (抢占式): the vendor can take the cards back mid-job.
     spot: bool = False
     interruptions: Interruptions | None = None
     # What can go wrong with this plan (``Risk``), empty when nothing: the summary names the best plan
     # without them (``QuoteResponse.safe``) when the recommendation has any.
     risks: list[Risk] = []
+
+
+class HeldBackPrice(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
+    """A price the vendor's feed moved past the quarantine threshold (``QUARANTINE_CHANGE_RATIO``), held
+    back until the next refresh confirms it: ``price_cny`` in the offer's own unit (per card-hour,
+    node-hour, bundle-hour or period), ``previous_cny`` the one served, ``change_ratio`` how far it moved
+    (0.6 = 60 %), ``seen_at`` when the feed showed it, ``cost_cny`` the quote's expected cost at it (left
+    out when the offer's shape changed with it)."""
+
+    offer_id: str
+    price_cny: float
+    previous_cny: float
+    change_ratio: float
+    seen_at: datetime
+    cost_cny: float | None = None
 
 
 class Growth(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):

@@ -343,6 +343,7 @@ def _answer(
         operator_factor=options.cross_node_factor,
         cross_city_mbps=options.cross_city_mbps,
         lang=request.lang,
+        held=snapshot.held,
     )
     built_quotes = build_quotes(context, chosen)
     structs = [built_quote.quote for built_quote in built_quotes]

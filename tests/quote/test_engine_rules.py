@@ -73,7 +73,7 @@ def test_stale_offers_are_used_with_a_warning_when_nothing_else_qualifies() -> N
     response = build_quote(snapshot([old]), request(48, card_counts=[1]), options=options())
     (quote,) = response.quotes
     assert quote.stale
-    assert any("price fetched 72 h ago" in warning for warning in quote.warnings)
+    assert any("price fetched 3 days ago" in warning for warning in quote.warnings)
     assert any("older than 24 h" in warning for warning in response.warnings)
     assert response.excluded.stale == 0
 

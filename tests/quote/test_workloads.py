@@ -226,7 +226,7 @@ async def test_listed_storage_and_traffic_become_line_items(client: Client) -> N
     assert quote["hours"]["expected"] == 10.44
     assert quote["cost_cny"]["expected"] == 72.44
     amounts = {item["kind"]: item["amount_cny"] for item in quote["breakdown"]}
-    assert amounts == {"compute": 22.0, "storage": 0.44, "network": 50.0}
+    assert amounts == {"compute": 20.0, "data_copy": 2.0, "storage": 0.44, "network": 50.0}
 
 
 async def test_serving_over_http_keeps_the_wall_clock_hours(client: Client) -> None:

@@ -8,12 +8,15 @@ here, for this response only (the fields in them are the request's, so no other 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 import msgspec
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Lang
+from schemas.vendor import QuarantinedPrice
+from service.ages import age_text
 from service.quote.base.memo import Memos, MemoSlot, memoized
 from service.quote.evaluate.evaluation import Evaluation
 from service.quote.model.tables import OfferTables
@@ -33,6 +36,8 @@ class QuoteContext(msgspec.Struct, frozen=True):
     operator_factor: float  # the configured cross-node factor, named by the notes
     cross_city_mbps: float
     lang: Lang
+    # The vendors' held-back prices by offer id (``model.snapshot.Snapshot.held``).
+    held: Mapping[str, QuarantinedPrice] = msgspec.field(default_factory=dict)
     # Sentences written for the first quote that needs them (``base.memo.MemoSlot``), this response only.
     memos: Memos = msgspec.field(default_factory=Memos)
 
@@ -46,7 +51,8 @@ class QuoteContext(msgspec.Struct, frozen=True):
         return memo.lookup(fetched_at) or memo.keep(fetched_at, self._stale_warning(fetched_at))
 
     def _stale_warning(self, fetched_at: datetime) -> Message:
-        age = number_text((self.now_s - fetched_at.timestamp()) / 3600)
+        # The age in the words every surface uses (``GET /vendors``' ``oldest_price_age``): "700 days".
+        age = age_text(self.now_s - fetched_at.timestamp(), self.lang)
         return _stale_warning(age, self.price_max_age_s, self.lang)
 
 
@@ -62,5 +68,6 @@ def _word(key: str, lang: Lang) -> str:
 
 @memoized(1024)
 def _stale_warning(age: str, price_max_age_s: float, lang: Lang) -> Message:
-    """The stale-price warning for an age as shown (to 0.01 h): the same for every response within it."""
+    """The stale-price warning for an age as shown ("5.5 h", "700 days"): the same for every response
+    within it."""
     return said("warn_stale", lang, age=age, max_age=number_text(price_max_age_s / 3600))

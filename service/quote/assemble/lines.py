@@ -12,7 +12,7 @@ from schemas.quote import Lang, LineItem
 from service.quote.base.money import format_cny, round_cny
 from service.quote.model.plans import Combination, MixedPlan
 from service.quote.model.pricing.base import compute_line
-from service.quote.prose.texts import hours_text, text
+from service.quote.prose.texts import billed_time_text, hours_text, text
 
 __all__ = ["mixed_line_items"]
 
@@ -51,7 +51,7 @@ def mixed_line_items(
             cards=cards,
             gpu=gpu_name,
             price=format_cny(plan.cny_per_card_hour),
-            hours=hours_text(combination.card_hours_billed),
+            hours=billed_time_text(combination.card_hours_billed, lang),
             offer=hourly.id,
         )
         parts.append((description, cards * plan.cny_per_card_hour * combination.card_hours_billed))

@@ -64,6 +64,8 @@ class OfferParts:
             "price_fetched_at": offer.fetched_at,
             "label": offer.label,
             "lead_time_h": offer.lead_time_h or None,
+            "zone": offer.zone,
+            "city_assumed": offer.city_assumed,
             "spot": tables.terms[index].interruptible,
         }
         self.gpu_name = gpu_name(offer.gpu, catalog)

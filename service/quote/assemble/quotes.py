@@ -21,8 +21,10 @@ from typing import NamedTuple
 
 import msgspec
 
-from schemas.quote import LineItem, Quote, QuoteRequest, Risk
+from schemas.quote import HeldBackPrice, LineItem, Quote, QuoteRequest, Risk
 from service.quote.assemble.context import QuoteContext
+from service.quote.assemble.copy import rent_lines
+from service.quote.assemble.facts import city_assumed_warning, held_back
 from service.quote.assemble.figures import QuoteFigures, gather_figures
 from service.quote.assemble.growth import growth, growth_note
 from service.quote.assemble.interruptions import QuoteInterruptions, interruptions_of
@@ -70,6 +72,21 @@ def _spot_lines(context: QuoteContext, breakdown: list[LineItem]) -> list[LineIt
     at = next(i for i, item in enumerate(breakdown) if item.kind == "compute")
     labelled = msgspec.structs.replace(breakdown[at], description=label + breakdown[at].description)
     return [*breakdown[:at], labelled, *breakdown[at + 1 :]]
+
+
+def _offer_facts(
+    context: QuoteContext, index: int, cards: int, figures: QuoteFigures, warnings: list[Message]
+) -> HeldBackPrice | None:
+    """Said first among ``warnings``: a held-back price (returned for the quote) and a city assumed."""
+    first = []
+    held = held_back(context, index, cards, figures.raw_hours_expected)
+    if held is not None:
+        first.append(held[1])
+    assumed = city_assumed_warning(context, index)
+    if assumed is not None:
+        first.append(assumed)
+    warnings[:0] = first
+    return None if held is None else held[0]
 
 
 def _with_notes(
@@ -130,8 +147,10 @@ def _mixed_quote(
     grown = growth(context, index, cards, figures.raw_hours_expected)
     if grown is not None:
         warnings.append(growth_note(grown, context.lang))
+    held = _offer_facts(context, index, cards, figures, warnings)
     quote = Quote(
         id=quote_id(f"{offer.id}+mixed", cards),
+        held_back=held,
         rank=rank,
         **{
             **offer_parts(tables, index, context.catalog).fields,
@@ -188,7 +207,7 @@ def _quote(
     nodes = _nodes(context, index, column, expected.units)
     sheet = LineSheet(cards, expected, figures.cost_cny.expected, figures.raw_hours_expected)
     spot = tables.terms[index].interruptible
-    lines = parts.writer(context.lang).items(sheet)
+    lines = rent_lines(context, index, sheet, parts.writer(context.lang))
     breakdown, warnings = _with_notes(
         context,
         index,
@@ -202,8 +221,10 @@ def _quote(
     grown = growth(context, index, cards, figures.raw_hours_expected)
     if grown is not None:
         warnings.append(growth_note(grown, context.lang))
+    held = _offer_facts(context, index, cards, figures, warnings)
     quote = Quote(
         **parts.quote_fields,
+        held_back=held,
         **piece_fields(context, index, cards),
         growth=grown,
         id=quote_id(offer.id, cards),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from schemas.offer import Offer
-from schemas.vendor import VendorConfig, VendorStatus
+from schemas.vendor import QuarantinedPrice, VendorConfig, VendorStatus
 from service.names import KnownNames
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.model.tables import OfferTables, build_offer_tables
@@ -32,6 +32,8 @@ class Snapshot:
     tables: OfferTables
     built_at: datetime
     oldest_fetched_at: datetime | None
+    # Each held-back price by its offer id: what the vendors' statuses hold (``VendorStatus.quarantined``).
+    held: Mapping[str, QuarantinedPrice] = field(default_factory=dict)
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
     def known(self, vendors: Sequence[VendorConfig]) -> KnownNames:
@@ -61,4 +63,5 @@ class Snapshot:
             tables=build_offer_tables(offers),
             built_at=built_at,
             oldest_fetched_at=min((offer.fetched_at for offer in offers), default=None),
+            held={held.offer_id: held for status in statuses.values() for held in status.quarantined},
         )

@@ -56,7 +56,7 @@ BREAK_EVEN_FACTOR = 2.0
 """A package's break-even is told when the job's hours per period are within this factor of it."""
 
 # Quote warnings the caveats leave out (the paragraph already carries them), and those told first.
-_LIMIT_WARNINGS = ("warn_deadline", "warn_budget")
+_LIMIT_WARNINGS = ("warn_held_price", "warn_deadline", "warn_budget")
 # Response warnings said before anything else: what the answer rests on that a person must know first.
 LEADING_WARNINGS = frozenset({"warn_memory_floor"})
 
@@ -117,6 +117,16 @@ def _illustrative_note(recommended: Quote, others: Iterable[Quote | None], lang:
     if any(quote is not None and quote.label == ILLUSTRATIVE_LABEL for quote in others):
         return text("note_illustrative_others", lang)
     return ""
+
+
+def _held_note(recommended: Quote, lang: Lang) -> str:
+    """A held-back price on the recommendation, in its own sentence: the vendor now asks more (or less)."""
+    held = recommended.held_back
+    if held is None:
+        return ""
+    if held.cost_cny is None:
+        return text("note_held", lang, price=format_cny(held.price_cny))
+    return text("note_held_cost", lang, price=format_cny(held.price_cny), cost=format_cny(held.cost_cny))
 
 
 def _single_vs_fastest(
@@ -247,7 +257,7 @@ def quote_summary(
         caveat = text(
             "summary_caveat", lang, caveat=caveats[0] if caveats else _default_caveat(fastest, request, lang)
         )
-    note = _illustrative_note(recommended, (fastest, single, safe), lang)
+    note = _illustrative_note(recommended, (fastest, single, safe), lang) + _held_note(recommended, lang)
     written: dict[str, str] = {}
 
     def option(quote: Quote) -> str:

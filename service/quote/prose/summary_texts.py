@@ -42,6 +42,15 @@ SUMMARY_TEMPLATES: dict[str, dict[Lang, str]] = {
         "en": ", at an illustrative reference price from a public article, not a live quote",
         "zh": "（示意参考价，取自公开文章，并非实时报价）",
     },
+    "note_held": {
+        "en": ", at the price served while the vendor's newer one ({price}) is held back for a second look",
+        "zh": "（按现行价格计算；服务商的新报价 {price} 暂缓采用，待再次确认）",
+    },
+    "note_held_cost": {
+        "en": ", at the price served while the vendor's newer one ({price}, {cost} for this job) is held "
+        "back for a second look",
+        "zh": "（按现行价格计算；服务商的新报价 {price} 暂缓采用，待再次确认，按新价本任务约 {cost}）",
+    },
     "note_illustrative_others": {
         "en": " (other options named here use illustrative reference prices, not live quotes)",
         "zh": "（下文提到的其他方案使用示意参考价，并非实时报价）",

@@ -19,12 +19,14 @@ import msgspec
 
 from schemas.quote import Lang
 from service.quote.base.money import number_text
+from service.quote.prose.offer_texts import OFFER_TEMPLATES
 from service.quote.prose.risk_texts import RISK_TEMPLATES
 from service.quote.prose.summary_texts import SUMMARY_TEMPLATES
 
 __all__ = [
     "TEMPLATES",
     "Message",
+    "billed_time_text",
     "hours_text",
     "join_text",
     "number_text",
@@ -42,37 +44,43 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "period_month": {"en": "month", "zh": "月"},
     # Line items.
     "item_card_hour": {
-        "en": "{cards} × {gpu} at {price}/card-hour × {hours} h",
-        "zh": "{cards} 张 {gpu}，{price}/卡时 × {hours} 小时",
+        "en": "{cards} × {gpu} at {price}/card-hour × {hours}",
+        "zh": "{cards} 张 {gpu}，{price}/卡时 × {hours}",
     },
     "item_minimum": {"en": " (minimum {hours} h billed)", "zh": "（最低计费 {hours} 小时）"},
     "item_node": {
-        "en": "{nodes} × {node_cards}-card node at {price}/node-hour × {hours} h",
-        "zh": "{nodes} 个 {node_cards} 卡节点，{price}/节点时 × {hours} 小时",
+        "en": "{nodes} × {node_cards}-card node at {price}/node-hour × {hours}",
+        "zh": "{nodes} 个 {node_cards} 卡节点，{price}/节点时 × {hours}",
     },
     "item_network": {
-        "en": "network premium: {nodes} node(s) at {price}/node-hour × {hours} h",
-        "zh": "网络附加费：{nodes} 个节点，{price}/节点时 × {hours} 小时",
+        "en": "network premium: {nodes} node(s) at {price}/node-hour × {hours}",
+        "zh": "网络附加费：{nodes} 个节点，{price}/节点时 × {hours}",
     },
     "item_storage": {
-        "en": "storage: {nodes} node(s) at {price}/node-hour × {hours} h",
-        "zh": "存储费：{nodes} 个节点，{price}/节点时 × {hours} 小时",
+        "en": "storage: {nodes} node(s) at {price}/node-hour × {hours}",
+        "zh": "存储费：{nodes} 个节点，{price}/节点时 × {hours}",
     },
     "item_data_storage": {
         "en": "storage: {dataset} GB at {price}/GB-day for the job's hours",
         "zh": "存储费：{dataset} GB，{price}/GB·天，按任务时长计",
+    },
+    "item_data_copy": {
+        "en": "rent while the data copies in ({dataset} GB from {data_city} at {mbps} Mbit/s, {copy} h): "
+        "{rate}/hour × {billed}",
+        "zh": "等待数据拷入期间的租金（从{data_city}以 {mbps} Mbit/s 拷贝 {dataset} GB，{copy} 小时）："
+        "{rate}/小时 × {billed}",
     },
     "item_data_traffic": {
         "en": "traffic: copying {dataset} GB in from another city at {price}/GB",
         "zh": "流量费：从外地拷入 {dataset} GB，{price}/GB",
     },
     "item_bundle": {
-        "en": "{bundles} × {bundle_cards}-card bundle at {price}/hour × {hours} h",
-        "zh": "{bundles} 个 {bundle_cards} 卡套餐，{price}/小时 × {hours} 小时",
+        "en": "{bundles} × {bundle_cards}-card bundle at {price}/hour × {hours}",
+        "zh": "{bundles} 个 {bundle_cards} 卡套餐，{price}/小时 × {hours}",
     },
     "item_bundle_list": {
-        "en": "{cards} × {gpu} at the card-hour price {price}/card-hour ({reference}) × {hours} h",
-        "zh": "{cards} 张 {gpu} 按卡时价 {price}/卡时（{reference}）× {hours} 小时",
+        "en": "{cards} × {gpu} at the card-hour price {price}/card-hour ({reference}) × {hours}",
+        "zh": "{cards} 张 {gpu} 按卡时价 {price}/卡时（{reference}）× {hours}",
     },
     "item_bundle_discount": {
         "en": "bundle discount: {bundles} × {bundle_cards}-card bundle at {price}/hour, {percent}% off",
@@ -83,8 +91,8 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "{units} 个包{period}套餐（每个 {unit_cards} 卡），{price} × {periods} 期（{hours} 小时，{offer}）",
     },
     "item_mixed_hourly": {
-        "en": "then {cards} × {gpu} at {price}/card-hour × {hours} h ({offer})",
-        "zh": "其余按卡时：{cards} 张 {gpu}，{price}/卡时 × {hours} 小时（{offer}）",
+        "en": "then {cards} × {gpu} at {price}/card-hour × {hours} ({offer})",
+        "zh": "其余按卡时：{cards} 张 {gpu}，{price}/卡时 × {hours}（{offer}）",
     },
     "item_term": {
         "en": "{units} × {period} package ({unit_cards} card(s) each) at {price} × {periods} ({hours} h)",
@@ -140,8 +148,8 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "source_bandwidth": {"en": "memory bandwidth", "zh": "显存带宽"},
     "source_derived": {"en": "datasheet ratios", "zh": "规格参数推算"},
     "warn_stale": {
-        "en": "price fetched {age} h ago, older than the {max_age} h limit: confirm it with the vendor",
-        "zh": "价格抓取于 {age} 小时前，超过 {max_age} 小时的有效期，请向服务商确认",
+        "en": "price fetched {age} ago, older than the {max_age} h limit: confirm it with the vendor",
+        "zh": "价格抓取于 {age}前，超过 {max_age} 小时的有效期，请向服务商确认",
     },
     "warn_lead_time": {
         "en": "the cards are ready {lead} h after booking (the vendor's lead time): the job ends about {finish} h "
@@ -265,9 +273,11 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     },
     "warn_data_copy": {
         "en": "the data is in {data_city}, this offer in {city}: copying {dataset} GB at {mbps} Mbit/s "
-        "adds {hours} h (included in the hours), and every read across cities waits on the same line",
+        "adds {hours} h to the hours, while the rented cards wait; copy the data to {city} before renting "
+        "to save that time and its rent, since every read across cities also waits on the same line",
         "zh": "数据在 {data_city}，该报价在 {city}：以 {mbps} Mbit/s 拷贝 {dataset} GB 需 {hours} 小时"
-        "（已计入时长），跨城读取数据还会有 IO 等待",
+        "（已计入时长），期间租用的显卡只能等待；建议租卡前先把数据拷到{city}，省下这段时间和租金，"
+        "跨城读取数据也会有 IO 等待",
     },
     "warn_data_remote": {
         "en": "the data is in {data_city}, this offer in {city}: reading it across cities makes the job "
@@ -331,6 +341,7 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
     "join_list": {"en": "{first}, {then}", "zh": "{first}、{then}"},
     **SUMMARY_TEMPLATES,
     **RISK_TEMPLATES,
+    **OFFER_TEMPLATES,
 }
 
 
@@ -389,6 +400,27 @@ def join_text(key: str, parts: Iterable[str], lang: Lang) -> str:
 
 # Hours read like any other figure: to 0.01 h without trailing zeros (``17.14``).
 hours_text = number_text
+
+
+_TIME_UNITS: dict[Lang, tuple[str, str, str]] = {"en": ("h", "min", "s"), "zh": ("小时", "分钟", "秒")}
+
+
+def billed_time_text(hours: float, lang: Lang) -> str:
+    """Billed time a line item multiplies by, with its unit: ``43 h`` or ``0.5 h`` when it is a whole
+    hundredth of an hour (shown to the hundredth, it multiplies out), else to the second: ``43 min``,
+    ``2 h 5 min 12 s`` (per-second billing: 12 cards × ¥1.00 × 43 min is ¥8.60, where 0.72 h is not)."""
+    hour, minute, second = _TIME_UNITS[lang]
+    hundredths = hours * 100
+    if abs(hundredths - round(hundredths)) < 1e-6:
+        return f"{number_text(hours)} {hour}"
+    whole_h, rest_s = divmod(round(hours * 3600), 3600)
+    whole_min, whole_s = divmod(rest_s, 60)
+    parts = [
+        f"{count:,} {unit}"
+        for count, unit in ((whole_h, hour), (whole_min, minute), (whole_s, second))
+        if count
+    ]
+    return " ".join(parts) or f"0 {hour}"
 
 
 def significant_text(value: float, digits: int = 3) -> str:

@@ -16,7 +16,7 @@ from schemas.quote import LineItem
 from service.quote.base.money import cents, format_cny, round_cny
 from service.quote.model.billing import BillingTerms, billed_hours_of
 from service.quote.model.pricing.base import LineSheet, OfferWords, PricingRule, compute_line
-from service.quote.prose.texts import hours_text, number_text, text
+from service.quote.prose.texts import billed_time_text, number_text, text
 
 __all__ = ["BundleRule"]
 
@@ -58,7 +58,7 @@ class BundleRule(PricingRule[BundlePricing]):
                         gpu=words.gpu_name,
                         price=format_cny(rate.cny_per_card_hour),
                         reference=reference.id,
-                        hours=hours_text(list_hours),
+                        hours=billed_time_text(list_hours, lang),
                     ),
                     amount_cny=round_cny(list_cny),
                 )
@@ -68,5 +68,5 @@ class BundleRule(PricingRule[BundlePricing]):
                     amount_cny=(cents(total_cny) - cents(list_cny)) / 100,
                 )
                 return [listed, discount]
-        hours = hours_text(bill.billed_hours)
+        hours = billed_time_text(bill.billed_hours, lang)
         return [compute_line(text("item_bundle", lang, hours=hours, **fields), total_cny)]

@@ -10,7 +10,7 @@ from schemas.offer import CardHourPricing
 from schemas.quote import LineItem
 from service.quote.model.billing import BillingTerms
 from service.quote.model.pricing.base import CardHourRate, LineSheet, LineWriter, OfferWords, PricingRule
-from service.quote.prose.texts import hours_text, partial_text, text
+from service.quote.prose.texts import billed_time_text, hours_text, partial_text, text
 
 __all__ = ["CardHourRule"]
 
@@ -19,7 +19,7 @@ class _CardHourWriter(LineWriter):
     """The one compute line with the GPU and price already written in: a quote's line is then one
     ``str.format`` with its cards and billed hours."""
 
-    __slots__ = ("_min_billed_hours", "_minimum", "_template")
+    __slots__ = ("_lang", "_min_billed_hours", "_minimum", "_template")
 
     def __init__(self, rule: CardHourRule, pricing: CardHourPricing, words: OfferWords) -> None:
         super().__init__(rule, pricing, words)  # type: ignore[arg-type]
@@ -27,12 +27,15 @@ class _CardHourWriter(LineWriter):
         self._template = partial_text(
             "item_card_hour", lang, ("cards", "hours"), gpu=words.gpu_name, price=words.price_text
         )
+        self._lang = lang
         self._min_billed_hours = pricing.min_billed_hours
         self._minimum = text("item_minimum", lang, hours=hours_text(pricing.min_billed_hours))
 
     def items(self, sheet: LineSheet) -> list[LineItem]:
         bill = sheet.bill
-        description = self._template.format(cards=sheet.cards, hours=hours_text(bill.billed_hours))
+        description = self._template.format(
+            cards=sheet.cards, hours=billed_time_text(bill.billed_hours, self._lang)
+        )
         if self._min_billed_hours > 0 and bill.billed_hours == self._min_billed_hours:
             description += self._minimum
         return [LineItem(kind="compute", description=description, amount_cny=sheet.total_cny)]

@@ -11,7 +11,7 @@ from schemas.quote import MAX_CARDS, Lang, LineItem, LineItemKind
 from service.quote.base.money import format_cny, round_cny
 from service.quote.model.billing import BillingTerms, ExpectedBill
 from service.quote.model.pricing.base import LineSheet, OfferWords, PricingRule, compute_line
-from service.quote.prose.texts import hours_text, text
+from service.quote.prose.texts import billed_time_text, text
 
 __all__ = ["NodeHourRule"]
 
@@ -39,7 +39,7 @@ class NodeHourRule(PricingRule[NodeHourPricing]):
 
     def lines(self, pricing: NodeHourPricing, words: OfferWords, sheet: LineSheet) -> list[LineItem]:
         bill, lang = sheet.bill, words.lang
-        nodes, hours = bill.units, hours_text(bill.billed_hours)
+        nodes, hours = bill.units, billed_time_text(bill.billed_hours, lang)
         premiums: tuple[tuple[LineItemKind, str, float], ...] = (
             ("network", "item_network", pricing.network_premium_cny_per_node_hour),
             ("storage", "item_storage", pricing.storage_cny_per_node_hour),
