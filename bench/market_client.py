@@ -23,7 +23,16 @@ import msgspec
 
 from schemas.quote import QuoteRequest
 
-__all__ = ["Connection", "Reply", "Sample", "SteadyLoad", "percentile", "tree_rss_mb"]
+__all__ = [
+    "Connection",
+    "Reply",
+    "Sample",
+    "SteadyLoad",
+    "percentile",
+    "recommends",
+    "snapshot_version",
+    "tree_rss_mb",
+]
 
 _encoder = msgspec.json.Encoder()
 
@@ -43,12 +52,22 @@ class _Versioned(msgspec.Struct):
     snapshot: _Snapshot
 
 
+class _Recommended(msgspec.Struct):
+    recommended: str | None
+
+
 _version_decoder = msgspec.json.Decoder(_Versioned)
+_recommended_decoder = msgspec.json.Decoder(_Recommended)
 
 
 def snapshot_version(body: bytes) -> int:
     """The ``snapshot.version`` of a ``POST /quote`` response (the rest of the body is skipped)."""
     return _version_decoder.decode(body).snapshot.version
+
+
+def recommends(body: bytes) -> bool:
+    """Whether a ``POST /quote`` response recommends a quote (null when nothing qualifies)."""
+    return _recommended_decoder.decode(body).recommended is not None
 
 
 class Connection:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 from http_load import Load, parse_wrk  # bench/http_load.py
-from market_client import Connection, percentile
+from market_client import Connection, percentile, recommends
 from market_requests import default_request
 
 from schemas.quote import QuoteRequest
@@ -75,6 +75,7 @@ class Series:
     seconds: tuple[float, ...]
     statuses: tuple[int, ...]
     first_error: str = ""
+    empty: int = 0  # 200 answers in which nothing qualified (no quote recommended)
 
     @property
     def median_ms(self) -> float:
@@ -90,15 +91,17 @@ class Series:
 
 def time_quotes(url: str, requests: Iterable[QuoteRequest]) -> Series:
     """Each request in turn on one connection, each timed; the first non-200 body kept to print."""
-    seconds, statuses, first_error = [], [], ""
+    seconds, statuses, first_error, empty = [], [], "", 0
     with Connection(url) as connection:
         for request in requests:
             reply = connection.quote(request)
             seconds.append(reply.seconds)
             statuses.append(reply.status)
-            if reply.status != 200 and not first_error:
+            if reply.status == 200:
+                empty += not recommends(reply.body)
+            elif not first_error:
                 first_error = f"{reply.status} {reply.body[:300].decode(errors='replace')}"
-    return Series(tuple(seconds), tuple(statuses), first_error)
+    return Series(tuple(seconds), tuple(statuses), first_error, empty)
 
 
 def compact(request: QuoteRequest) -> str:

@@ -88,6 +88,7 @@ def measure_varied(plan: Plan, table: Table, server: Server) -> None:
     table.add("2", what, f"{series.seconds[slowest] * 1e3:.1f} ms", "<= 20 ms")
     table.add("2", "  p50 / p99", f"{series.median_ms:.1f} / {series.percentile_ms(0.99):.1f} ms")
     table.add("2", "  non-200 answers", str(series.non_200), "0")
+    table.add("2", "  answers in which nothing qualified", str(series.empty))
     table.add("2", "  slowest request's shape", requests[slowest][0])
     table.notes.append(f"2: the slowest request: {compact(requests[slowest][1])}")
     if series.first_error:
@@ -152,4 +153,9 @@ def measure_clusters(folder: Path, plan: Plan, table: Table, vendors: Sequence[M
     table.add("3", what, f"{series.median_ms:.2f} ms", "<= 3 ms")
     table.add("3", "  first quote after start-up", f"{first.median_ms:.1f} ms")
     table.add("3", "  snapshot tables built (in-process, once per version)", f"{tables_ms:.1f} ms")
-    table.add("3", "  non-200 answers", str(series.non_200 + first.non_200), "0")
+    table.add(
+        "3",
+        "  non-200 answers; answers in which nothing qualified",
+        f"{series.non_200 + first.non_200}; {series.empty}",
+        "0",
+    )

@@ -34,7 +34,7 @@ def default_request(index: int) -> QuoteRequest:
 
 def deadline_request(index: int) -> QuoteRequest:
     return QuoteRequest(
-        workload=Workload(gpu_hours=20_000, reference_gpu="rtx4090"), deadline_hours=24 + index / 100
+        workload=Workload(gpu_hours=2_000, reference_gpu="rtx4090"), deadline_hours=24 + index / 100
     )
 
 
