@@ -62,7 +62,7 @@ bench: $(STAMP) system-deps
 	  $(BIN)/python bench/refresh.py --redis-url redis://127.0.0.1:$$port/0; status=$$?; \
 	  kill $$(cat /tmp/gpuquote-bench-redis-$$port.pid); exit $$status
 
-# The market-scale measures in one table (bench/market.py, about 10 minutes; QUICK=1 for a smoke run). It
+# The market-scale measures in one table (bench/market.py, about 3 minutes; QUICK=1 for a smoke run). It
 # starts its own redis-server on a free port for the Redis measure.
 bench-market: $(STAMP) system-deps
 	$(BIN)/python bench/market.py $(if $(QUICK),--quick)

@@ -1,8 +1,9 @@
 """Benchmark of the quote service at market scale: six measures, each beside its target, in one table.
 
 Run: ``.venv/bin/python bench/market.py [--quick] [--only 1,2,...]`` (``make bench-market``; needs
-``wrk`` and ``redis-server``). About 10 minutes in full on a 2-core machine; ``--quick`` is a smoke run
-over smaller catalogs and shorter windows. It prints figures only, and the commit they were measured at.
+``wrk`` and ``redis-server``). About 3 minutes in full on a 2-core machine; ``--quick`` (under a
+minute) is a smoke run over smaller catalogs and shorter windows; ``--keep DIR`` keeps the feeds and the
+servers' logs. It prints figures only, and the commit they were measured at.
 
 What runs is what production runs: ``gpuquote serve`` (granian, one worker, JSON access logs, the request
 middleware and metrics, the rate limiter on with a limit no run reaches) over a vendors file of static
@@ -12,7 +13,8 @@ answers. Latencies are timed one request at a time on a raw keep-alive socket (`
 throughput is wrk's.
 
 1. Growth: the median unique default quote (``bench/http_load.py``'s shape) at 96,000 offers over the
-   median at 2,000 (target <= 2); the medians at 2,000, 18,000 and 96,000.
+   median at 2,000 (target <= 2); the medians at 2,000, 18,000 and 96,000. The three servers run side by
+   side and answer the same requests in alternating blocks, so the machine's drift hits each alike.
 2. Varied requests at 96,000 offers: the slowest of 200 (target <= 20 ms), from a seeded mix of defaults,
    deadlines, budgets, serving (replicas or tokens/s), named models, data in a city, heavy communication,
    rank by time and by value, independent runs and jobs sized by tokens (``bench/market_requests.py``);
@@ -23,11 +25,13 @@ throughput is wrk's.
    requests (target <= 300 MB, 1 MB = 10^6 bytes).
 5. Framework share: unique quotes/s at 2,000 offers over the floor's requests/s (target >= 0.15); the
    floor is a bare Litestar ``POST /quote`` under the same granian settings that decodes the body and
-   answers a real quote response's bytes (``bench/market_servers.py``). wrk, same connections, same run.
+   answers a real quote response's bytes (``bench/market_servers.py``). wrk, same connections, best of
+   two alternating rounds each.
 6. Rebuild: over a private ``redis-server`` seeded by ``gpuquote refresh``, quote p99 under steady load
    (one request in flight) while every feed's prices move 5 % (inside the quarantine ratio) and
-   ``gpuquote refresh`` runs (at ``nice 19``, standing in for the CronJob on another machine), from its
-   start until quotes name the new store version, over the p99 before (target <= 2).
+   ``gpuquote refresh`` runs, from its start until quotes name the new store version, over the p99 before
+   (target <= 2). The server has a CPU of its own, the refresh runs at ``nice 19`` on the other, standing
+   in for the CronJob's pod (``bench/market_rebuild.py``).
 """
 
 from __future__ import annotations

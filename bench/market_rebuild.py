@@ -1,8 +1,18 @@
-"""``bench/market.py``'s measure 6: quote latency while a Redis-backed server rebuilds its snapshot."""
+"""``bench/market.py``'s measure 6: quote latency while a Redis-backed server rebuilds its snapshot.
+
+A private ``redis-server`` is seeded by ``gpuquote refresh``; ``gpuquote serve`` reads it. Production
+gives the server a CPU of its own (deploy/k8s: a 1-CPU limit) and runs the refresh in a CronJob pod, so
+here the server is pinned to one CPU and Redis, the refresh (at ``nice 19``) and the client to the other.
+One request is always in flight (``SteadyLoad``); after ``Plan.steady_s`` seconds every feed is rewritten
+with every price 5 % up and the refresh runs. The window is from its start until the first answer that
+names the store's version after it; the refresh writes vendor by vendor, each write a new version, so
+the server may rebuild more than once inside the window.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -156,6 +166,8 @@ def measure_rebuild(
     )
     table.add("6", "  versions answered in the window", str(len({sample.version for sample in during})))
     table.add("6", "  non-200 answers", str(sum(sample.status != 200 for sample in window.samples)), "0")
+    failed = re.search(r"(\d+) failed", window.refresh_summary)
+    table.add("6", f"  vendors the refresh failed (of {len(vendors)})", failed[1] if failed else "?", "0")
     table.notes.append(f"6: the refresh with every price moved: {window.refresh_summary}")
     table.notes.append(f"6: the seeding refresh ({window.seed_s:.1f} s): {window.seed_summary}")
     server_cpu, other_cpu = _cpus()
