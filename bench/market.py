@@ -30,8 +30,8 @@ throughput is wrk's.
 6. Rebuild: over a private ``redis-server`` seeded by ``gpuquote refresh``, quote p99 under steady load
    (one request in flight) while every feed's prices move 5 % (inside the quarantine ratio) and
    ``gpuquote refresh`` runs, from its start until quotes name the new store version, over the p99 before
-   (target <= 2). The server has a CPU of its own, the refresh runs at ``nice 19`` on the other, standing
-   in for the CronJob's pod (``bench/market_rebuild.py``).
+   (target <= 2). The server has a CPU of its own; the refresh, Redis and the client share the other,
+   standing in for the CronJob's and Redis's pods (``bench/market_rebuild.py``).
 """
 
 from __future__ import annotations

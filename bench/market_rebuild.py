@@ -2,7 +2,7 @@
 
 A private ``redis-server`` is seeded by ``gpuquote refresh``; ``gpuquote serve`` reads it. Production
 gives the server a CPU of its own (deploy/k8s: a 1-CPU limit) and runs the refresh in a CronJob pod, so
-here the server is pinned to one CPU and Redis, the refresh (at ``nice 19``) and the client to the other.
+here the server is pinned to one CPU and Redis, the refresh and the client to the other.
 One request is always in flight (``SteadyLoad``); after ``Plan.steady_s`` seconds every feed is rewritten
 with every price 5 % up and the refresh runs. The window is from its start until the first answer that
 names the store's version after it; the refresh writes vendor by vendor, each write a new version, so
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -105,8 +106,12 @@ def _refresh_summary(log: Path) -> str:
     """The refresh's closing line (vendors, failed, offers) and each distinct failure's reason."""
     lines = log.read_text(encoding="utf-8").splitlines()
     summary = next((line for line in reversed(lines) if " vendors, " in line and " failed" in line), "?")
-    reasons = sorted({line.split("previous offers: ", 1)[1] for line in lines if "FAILED, kept" in line})
-    return summary + "".join(f"; {reason}" for reason in reasons)
+    reasons = Counter(
+        re.sub(r"vendor:\S+", "vendor:<id>", line.split("previous offers: ", 1)[1])
+        for line in lines
+        if "FAILED, kept" in line
+    )
+    return summary + "".join(f"; {count} x {reason}" for reason, count in sorted(reasons.items()))
 
 
 def _window(folder: Path, plan: Plan, first_index: int, vendors: Sequence[MarketVendor]) -> Window:
@@ -122,7 +127,7 @@ def _window(folder: Path, plan: Plan, first_index: int, vendors: Sequence[Market
             time.sleep(plan.steady_s)
             refresh_started = time.monotonic()
             log = folder / "moved-refresh.log"
-            refresh(env, log, nice=19, cpu=other_cpu).wait()
+            refresh(env, log, cpu=other_cpu).wait()
             refresh_ended = time.monotonic()
             new_version = int(redis.Redis.from_url(redis_url).get(_VERSION_KEY) or 0)
             served = _wait_for_version(load, new_version)
@@ -173,5 +178,5 @@ def measure_rebuild(
     server_cpu, other_cpu = _cpus()
     if server_cpu is not None:
         table.notes.append(
-            f"6: the server on CPU {server_cpu}; Redis, the refresh (nice 19) and the client on CPU {other_cpu}"
+            f"6: the server on CPU {server_cpu}; Redis, the refresh and the client on CPU {other_cpu}"
         )

@@ -146,12 +146,10 @@ def private_redis(folder: Path, cpu: int | None = None) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-def refresh(
-    env: Mapping[str, str], log: Path, *, nice: int = 0, cpu: int | None = None
-) -> subprocess.Popen[bytes]:
-    """``gpuquote refresh`` of every vendor, started (the caller waits), at ``nice`` priority and on
-    ``cpu`` when given; its output goes to ``log``."""
-    command = _pinned(["nice", "-n", str(nice), GPUQUOTE, "refresh"], cpu)
+def refresh(env: Mapping[str, str], log: Path, *, cpu: int | None = None) -> subprocess.Popen[bytes]:
+    """``gpuquote refresh`` of every vendor, started (the caller waits), on ``cpu`` when given; its output
+    goes to ``log``."""
+    command = _pinned([GPUQUOTE, "refresh"], cpu)
     with log.open("ab") as log_file:
         return subprocess.Popen(
             command, env={**os.environ, **PRODUCTION_ENV, **env}, stdout=log_file, stderr=subprocess.STDOUT
