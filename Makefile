@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 BENCH_REDIS_PORT ?= 46379
 
-.PHONY: run test check lint typecheck pytest bench openapi system-deps clean
+.PHONY: run test check lint typecheck pytest bench bench-market openapi system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ bench: $(STAMP) system-deps
 	    --pidfile /tmp/gpuquote-bench-redis-$$port.pid >/dev/null && sleep 0.5; \
 	  $(BIN)/python bench/refresh.py --redis-url redis://127.0.0.1:$$port/0; status=$$?; \
 	  kill $$(cat /tmp/gpuquote-bench-redis-$$port.pid); exit $$status
+
+# The market-scale measures in one table (bench/market.py, about 3 minutes; QUICK=1 for a smoke run). It
+# starts its own redis-server on a free port for the Redis measure.
+bench-market: $(STAMP) system-deps
+	$(BIN)/python bench/market.py $(if $(QUICK),--quick)
 
 openapi: $(STAMP)
 	$(BIN)/gpuquote openapi

@@ -110,7 +110,11 @@ def wrk(url: str, *, duration_s: int, connections: int, script: Path | None = No
     options = ["-s", str(script)] if script else []
     subprocess.run(["wrk", "-t1", f"-c{connections}", "-d1s", *options, url], capture_output=True, check=True)
     command = ["wrk", "-t1", f"-c{connections}", f"-d{duration_s}s", "--latency", *options, url]
-    output = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return parse_wrk(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+def parse_wrk(output: str) -> Load:
+    """The rate, median, p99 and errors (non-2xx answers and socket errors) of wrk's ``--latency`` output."""
     rate = re.search(r"Requests/sec:\s+([0-9.]+)", output)
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     socket_errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
@@ -122,6 +126,15 @@ def wrk(url: str, *, duration_s: int, connections: int, script: Path | None = No
 @contextmanager
 def served(command: Sequence[str], env: Mapping[str, str], log: Path) -> Iterator[str]:
     """A server subprocess on a free loopback port; yields its base URL once it answers."""
+    with served_process(command, env, log) as (base_url, _process):
+        yield base_url
+
+
+@contextmanager
+def served_process(
+    command: Sequence[str], env: Mapping[str, str], log: Path
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``served``, also yielding the server's process (its id for memory figures)."""
     port = _free_port()
     with log.open("ab") as log_file:
         process = subprocess.Popen(
@@ -146,7 +159,7 @@ def served(command: Sequence[str], env: Mapping[str, str], log: Path) -> Iterato
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"{command} did not answer in 60 s")
                 time.sleep(0.1)
-            yield base_url
+            yield base_url, process
         finally:
             process.terminate()
             process.wait(timeout=20)
