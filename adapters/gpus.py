@@ -18,9 +18,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from schemas.gpu import GpuModel, SpeedRange
+from schemas.gpu import GpuModel, PairSpeed, SpeedRange
 
-__all__ = ["DEFAULT_GPU_CATALOG", "GpuCatalog", "UnknownGpuName", "conversion_range"]
+__all__ = [
+    "DEFAULT_GPU_CATALOG",
+    "DEFAULT_PAIRS",
+    "GpuCatalog",
+    "UnknownGpuName",
+    "conversion_pair",
+    "conversion_range",
+]
 
 
 class UnknownGpuName(ValueError):
@@ -164,6 +171,24 @@ DEFAULT_MODELS: tuple[GpuModel, ...] = (
     _model("rtx3090", "NVIDIA GeForce RTX 3090 24GB", 24, 71, 0.43, 0.936, "RTX 3090", "3090 24G"),
 )
 
+_HOPPER_OVER_AMPERE = (
+    "H100 over A100 measured 2-3x in mixed-precision training of 1B-30B models, against vendor claims of up "
+    "to 6x (MosaicML with CoreWeave, 'Benchmarking Large Language Models on NVIDIA H100 GPUs', 2023); the "
+    "H800 has the H100's compute and memory, the A800 the A100's"
+)
+
+# Published direct comparisons between two models (the 80 GB Ampere cards the measurement used).
+DEFAULT_PAIRS: tuple[PairSpeed, ...] = tuple(
+    PairSpeed(
+        faster=faster,
+        slower=slower,
+        speed=SpeedRange(low=2.0, expected=2.5, high=3.0),
+        source=_HOPPER_OVER_AMPERE,
+    )
+    for faster in ("h100", "h800")
+    for slower in ("a100-80g", "a800-80g")
+)
+
 # A family is what is left of a name once brand, form factor and memory are stripped.
 _FAMILY_PATTERN = re.compile(r"^(?P<family>[a-z]*\d+[a-z]?)$")
 _MEMORY_PATTERN = re.compile(r"(?<![a-z0-9])(?P<gb>\d{2,3})\s*g(?:i?b)?(?![a-z0-9])")
@@ -177,8 +202,9 @@ def _family_of(gpu_id: str) -> str:
 class GpuCatalog:
     """Canonical GPU models by id, plus the normalizer over vendor spellings."""
 
-    def __init__(self, models: Iterable[GpuModel]) -> None:
+    def __init__(self, models: Iterable[GpuModel], pairs: Iterable[PairSpeed] = ()) -> None:
         self._by_id: dict[str, GpuModel] = {model.id: model for model in models}
+        self._pairs: dict[tuple[str, str], PairSpeed] = {(pair.faster, pair.slower): pair for pair in pairs}
         self._by_family: dict[str, list[GpuModel]] = {}
         for model in self._by_id.values():
             self._by_family.setdefault(_family_of(model.id), []).append(model)
@@ -192,6 +218,10 @@ class GpuCatalog:
 
     def get(self, gpu_id: str) -> GpuModel:
         return self._by_id[gpu_id]
+
+    def pair(self, one: str, other: str) -> PairSpeed | None:
+        """The direct measurement between two models, whichever is the faster; None without one."""
+        return self._pairs.get((one, other)) or self._pairs.get((other, one))
 
     def normalize(self, raw_name: str) -> str:
         """The canonical id for a vendor's GPU name; raises ``UnknownGpuName`` rather than guess."""
@@ -220,13 +250,18 @@ class GpuCatalog:
         return candidates[0].id
 
 
-DEFAULT_GPU_CATALOG = GpuCatalog(DEFAULT_MODELS)
+DEFAULT_GPU_CATALOG = GpuCatalog(DEFAULT_MODELS, DEFAULT_PAIRS)
 
 
 def _speed_of(model: GpuModel) -> SpeedRange:
     if model.speed is not None:
         return model.speed
     return SpeedRange(low=model.perf_index, expected=model.perf_index, high=model.perf_index)
+
+
+def conversion_pair(catalog: GpuCatalog, reference_gpu: str, gpu: str) -> PairSpeed | None:
+    """The catalog's direct measurement between the two models, which ``conversion_range`` then uses."""
+    return catalog.pair(gpu, reference_gpu) if gpu != reference_gpu else None
 
 
 def conversion_range(catalog: GpuCatalog, reference_gpu: str, gpu: str) -> tuple[float, float, float]:
@@ -237,10 +272,17 @@ def conversion_range(catalog: GpuCatalog, reference_gpu: str, gpu: str) -> tuple
     the way the hours can actually fall: ``low`` is ``gpu`` at its slowest over ``reference_gpu`` at its
     fastest (the caller's hours were measured on a card that runs the work well), ``high`` the other way
     round. So ``expected`` lies strictly inside whenever either range is one, and the conversion back is
-    the exact inverse. RTX 4090 (one speed) to H800: 3.0 / 3.3 / 6.0; A100 80G (1.0 / 1.3 / 2.02) to H800:
-    1.49 / 2.54 / 6.0. Two models with the same range (the same model, H100 and H800): exactly 1 at every
-    end. Unknown ids raise ``KeyError``.
+    the exact inverse. RTX 4090 (one speed) to H800: 3.0 / 3.3 / 6.0. Where the catalog holds a direct
+    measurement of the pair (``conversion_pair``) it is the conversion instead: A100 80G to H800 2.0 / 2.5
+    / 3.0 (through the RTX 4090 it would be 1.49 / 2.54 / 6.0), and back 0.33 / 0.4 / 0.5. Two models with
+    the same range (the same model, H100 and H800): exactly 1 at every end. Unknown ids raise ``KeyError``.
     """
+    pair = conversion_pair(catalog, reference_gpu, gpu)
+    if pair is not None:
+        speed = pair.speed
+        if pair.faster == gpu:
+            return speed.low, speed.expected, speed.high
+        return 1 / speed.high, 1 / speed.expected, 1 / speed.low
     reference, target = _speed_of(catalog.get(reference_gpu)), _speed_of(catalog.get(gpu))
     if reference == target:
         return 1.0, 1.0, 1.0

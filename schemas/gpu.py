@@ -6,7 +6,7 @@ from typing import Annotated
 
 import msgspec
 
-__all__ = ["GpuModel", "SpeedRange"]
+__all__ = ["GpuModel", "PairSpeed", "SpeedRange"]
 
 SpeedRatio = Annotated[float, msgspec.Meta(gt=0)]
 
@@ -50,3 +50,14 @@ class GpuModel(msgspec.Struct, kw_only=True, frozen=True):
     bandwidth_tb_s: float | None = None
     speed: SpeedRange | None = None
     speed_sources: list[str] = []
+
+
+class PairSpeed(msgspec.Struct, kw_only=True, frozen=True):
+    """A measured speed of one model over another (``faster`` over ``slower``): where a publication
+    compares the two directly, converting hours between them uses it rather than each one's range over
+    the RTX 4090 (which compounds two ranges: H800 to A100 through the 4090 is 1.49–6×, measured 2–3×)."""
+
+    faster: str
+    slower: str
+    speed: SpeedRange
+    source: str

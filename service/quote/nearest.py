@@ -20,10 +20,13 @@ from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.evaluate.evaluation import Evaluation
 from service.quote.evaluate.judge import limit_rows
 from service.quote.model.snapshot import Snapshot
+from service.quote.model.tables import OfferTables
 from service.quote.prose.empty import (
     Nearest,
     NearestOption,
     OutsideFilters,
+    Supply,
+    SupplyLimit,
     TooLarge,
     empty_summary,
     filters_text,
@@ -75,6 +78,57 @@ def _fewest_cards(relaxed: Evaluation, snapshot: Snapshot) -> tuple[tuple[int, s
         gpu, cards = snapshot.tables.offers[offer].gpu, relaxed.counts[column]
         fewest[gpu] = min(fewest.get(gpu, cards), cards)
     return tuple(sorted((cards, gpu) for gpu, cards in fewest.items()))
+
+
+# How many offers' supply the summary names, the largest first.
+_SUPPLIES_NAMED = 3
+
+
+def _supply_limit(tables: OfferTables, index: int) -> tuple[int, SupplyLimit, int]:
+    """The most cards offer ``index`` supplies in one rental, what bounds it and that bound's figure."""
+    terms = tables.terms[index]
+    rental = terms.max_units * terms.unit_cards
+    stock = float(tables.available_cards[index])
+    in_all = float(tables.most_units[index]) * terms.unit_cards
+    if stock < min(rental, in_all):
+        return int(stock), "stock", int(stock)
+    if in_all < rental:
+        return int(in_all), "rental", int(in_all)
+    if terms.spans_machines:
+        return rental, "nodes", terms.max_units
+    return rental, "machine" if rental == terms.machine_cards else "rental", rental
+
+
+def _supplies(
+    relaxed: Evaluation, evaluation: Evaluation, resolved: ResolvedRequest, snapshot: Snapshot, top_k: bool
+) -> tuple[Supply, ...]:
+    """Per offer inside the filters that sells fewer cards than asked: its most cards, what bounds them,
+    and the count nearest the largest asked that runs the job (``relaxed``: the counts lifted)."""
+    tables, asked = snapshot.tables, max(resolved.card_counts or (1,))
+    short = np.flatnonzero(evaluation.matching[: tables.offer_count])
+    found: list[tuple[int, Supply]] = []
+    for index in short.tolist():
+        most, limit, value = _supply_limit(tables, index)
+        if most >= asked:
+            continue
+        found.append((most, Supply(tables.offers[index].vendor, tables.offers[index].gpu, most, limit, value,
+                                   _nearest_count(relaxed, snapshot, resolved, index, asked, top_k))))  # fmt: skip
+    found.sort(key=lambda pair: (-pair[0], pair[1].vendor, pair[1].gpu))
+    return tuple(supply for _, supply in found[:_SUPPLIES_NAMED])
+
+
+def _nearest_count(
+    relaxed: Evaluation, snapshot: Snapshot, resolved: ResolvedRequest, index: int, asked: int, top_k: bool
+) -> NearestOption | None:
+    """Offer ``index``'s qualifying candidate at the most cards up to ``asked`` (the cheapest there)."""
+    cells = relaxed.qualifying & (relaxed.cell_offer == index)
+    cells &= relaxed.cards.take(relaxed.cells // snapshot.tables.size) <= asked
+    if not cells.any():
+        return None
+    counts = relaxed.cards.take(relaxed.cells // snapshot.tables.size)
+    cells &= counts == counts[cells].max()
+    masked = msgspec.structs.replace(relaxed, qualifying=cells)
+    return _nearest_option(masked, snapshot, "cost", resolved.request, top_k=top_k)
 
 
 def _too_large(evaluation: Evaluation, resolved: ResolvedRequest, snapshot: Snapshot) -> TooLarge | None:
@@ -160,17 +214,18 @@ def nothing_fits_summary(
     if snapshot.tables.size:
         nearest = _nearest_limits(run, resolved, excluded, snapshot, top_k=top_k)
         fewest: tuple[tuple[int, str], ...] = ()
-        if (
-            resolved.card_counts is not None
-            and resolved.kind.shortened_by_cards
-            and (excluded.memory or excluded.capacity)
-        ):
+        supplies: tuple[Supply, ...] = ()
+        if resolved.card_counts is not None and (excluded.memory or excluded.capacity):
             lifted = msgspec.structs.replace(
                 resolved,
                 request=msgspec.structs.replace(request, card_counts=None),
                 card_counts=None,
             )
-            fewest = _fewest_cards(run(lifted), snapshot)
+            relaxed = run(lifted)
+            if excluded.memory and resolved.memory_needed_gb is not None and resolved.kind.shortened_by_cards:
+                fewest = _fewest_cards(relaxed, snapshot)
+            if excluded.capacity:
+                supplies = _supplies(relaxed, evaluation, resolved, snapshot, top_k)
         counts_shown = (
             (
                 text(
@@ -200,6 +255,7 @@ def nothing_fits_summary(
         nearest = replace(
             nearest,
             fewest_cards=fewest,
+            supplies=supplies,
             too_large=_too_large(evaluation, resolved, snapshot),
             outside_filters=outside,
         )

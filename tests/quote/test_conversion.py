@@ -42,7 +42,7 @@ def test_catalog_range_widens_hours_and_cost() -> None:
     # Each bound billed on its own hours.
     assert quote.cost_cny.low < quote.cost_cny.expected < quote.cost_cny.high
     warning = _converted(quote)
-    assert "3.0–6.0× by measured throughput to peak compute" in warning
+    assert "the H800 3.0× (measured throughput) to 6.0× (peak compute)" in warning
     assert "48 h on one card becomes 14.55 h (8–16 h)" in warning
 
 
@@ -114,16 +114,26 @@ def test_speed_ratios_bounds_fail_at_decode(ratios: dict[str, float]) -> None:
         msgspec.convert(body, QuoteRequest)
 
 
-def test_hours_from_an_a100_keep_the_expected_inside_the_range() -> None:
-    # A100 80G speed 1.0 / 1.3 / 2.02, H800 3.0 / 3.3 / 6.0 (both against an RTX 4090).
-    # expected 3.3 / 1.3 = 2.54: 48 / 2.54 = 18.91 h; pessimistic 3.0 / 2.02 = 1.485: 48 / 1.485 = 32.32 h;
-    # optimistic 6.0 / 1.0: 8 h.
+def test_hours_from_an_a100_use_the_measured_pair_not_two_ranges_through_the_4090() -> None:
+    # The catalog measures the H800 at 2.0 / 2.5 / 3.0 × the A100 80G directly: 48 h on the A100 is
+    # 16 / 19.2 / 24 h on the H800 (through the RTX 4090 it would have been 8–32.32 h).
     workload = Workload(gpu_hours=48.0, reference_gpu="a100-80g")
     request = QuoteRequest(workload=workload, card_counts=[1], gpus=["h800"], deadline_hours=20)
     (quote,) = build_quote(snapshot([H800]), request, options=options()).quotes
-    assert (quote.hours.low, quote.hours.expected, quote.hours.high) == (8.0, 18.91, 32.32)
+    assert (quote.hours.low, quote.hours.expected, quote.hours.high) == (16.0, 19.2, 24.0)
     # 20 h holds at the expected speed, not at the pessimistic end.
-    assert any("deadline at risk" in warning and "32.32 h" in warning for warning in quote.warnings)
+    assert any("deadline at risk" in warning and "24 h" in warning for warning in quote.warnings)
     warning = _converted(quote)
-    assert "1.49–6.0× by H800 measured throughput over A100 80G memory bandwidth to " in warning
-    assert "H800 peak compute over A100 80G measured throughput" in warning
+    assert "2.0–3.0×, the H800 measured at 2.0–3.0× the A100 80G" in warning
+
+
+def test_a_pair_the_catalog_does_not_measure_converts_through_the_4090() -> None:
+    # A100 40G 1.0 / 1.3 / 1.9, H800 3.0 / 3.3 / 6.0 (both against an RTX 4090): 3.0 / 1.9 = 1.58 at the
+    # pessimistic end (48 h → 30.4 h), 3.3 / 1.3 = 2.54 expected (18.91 h), 6.0 / 1.0 optimistic (8 h).
+    workload = Workload(gpu_hours=48.0, reference_gpu="a100-40g")
+    request = QuoteRequest(workload=workload, card_counts=[1], gpus=["h800"])
+    (quote,) = build_quote(snapshot([H800]), request, options=options()).quotes
+    assert (quote.hours.low, quote.hours.expected, quote.hours.high) == (8.0, 18.91, 30.4)
+    warning = _converted(quote)
+    assert "the H800 3.0× (measured throughput) to 6.0× (peak compute)" in warning
+    assert "the A100 40G 1.0× (measured throughput) to 1.9× (peak compute)" in warning

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.gpus import GpuCatalog
+from adapters.gpus import GpuCatalog, conversion_pair
 from schemas.quote import Lang
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures
+from service.quote.assemble.idle import idle_warning
 from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.money import format_cny
-from service.quote.model.pricing import rule_of
 from service.quote.model.sizing import TokenSizing
 from service.quote.prose.names import gpu_name
-from service.quote.prose.texts import Message, hours_text, number_text, partial_text, said, text
+from service.quote.prose.texts import Message, hours_text, join_text, number_text, partial_text, said, text
 
 __all__ = ["quote_warnings"]
 
@@ -54,23 +54,25 @@ def _source_kind_of(sources: tuple[str, ...], end: str) -> str:
     return min(found)[1] if found else "source_peak"  # no sources: the catalog's peak ratio
 
 
-_OTHER_END = {"low": "high", "high": "low"}
-
-
-def _end_source(catalog: GpuCatalog, gpu: str, reference: str, end: str, lang: Lang) -> str:
-    """What the ``end`` of a conversion rests on: the GPU's own ``end`` over the reference's other end
-    (``adapters.gpus.conversion_range``); the GPU's source alone against a reference of one speed."""
-    target = text(_source_kind(catalog.get(gpu).speed_sources, end), lang)
-    speed = catalog.get(reference).speed
-    if speed is None or speed.low == speed.high:
-        return target
+def _speed_clause(catalog: GpuCatalog, gpu: str, lang: Lang) -> str | None:
+    """``gpu``'s speed over the RTX 4090 and what each end rests on; None for the RTX 4090 itself."""
+    model = catalog.get(gpu)
+    speed = model.speed
+    if speed is None or (speed.low == speed.high == 1.0):
+        return None
+    low_kind = text(_source_kind(model.speed_sources, "low"), lang)
+    if speed.low == speed.high:
+        return text(
+            "speed_point", lang, gpu=gpu_name(gpu, catalog), speed=_factor_text(speed.low), kind=low_kind
+        )
     return text(
-        "source_pair",
+        "speed_range",
         lang,
         gpu=gpu_name(gpu, catalog),
-        target=target,
-        reference_gpu=gpu_name(reference, catalog),
-        reference=text(_source_kind(catalog.get(reference).speed_sources, _OTHER_END[end]), lang),
+        low=_factor_text(speed.low),
+        high=_factor_text(speed.high),
+        low_kind=low_kind,
+        high_kind=text(_source_kind(model.speed_sources, "high"), lang),
     )
 
 
@@ -84,18 +86,27 @@ def _factor_text(factor: float) -> str:
 def _conversion_text(
     catalog: GpuCatalog, gpu: str, reference: str, measured: float | None, low: float, high: float, lang: Lang
 ) -> str:
-    """How ``gpu``'s hours were converted from ``reference``'s: the caller's measured ratio, or the
-    catalog's factors and what each end rests on; the same for every job, so written once."""
+    """How ``gpu``'s hours were converted from ``reference``'s: the caller's measured ratio, the catalog's
+    direct measurement of the pair, or each model's speed over the RTX 4090 and what its ends rest on;
+    the same for every job, so written once."""
     if measured is not None:
         return text("conversion_measured", lang, ratio=_factor_text(measured))
     factors = _factor_text(low) if low == high else f"{_factor_text(low)}–{_factor_text(high)}"
-    return text(
-        "conversion_catalog",
-        lang,
-        factors=factors,
-        low_source=_end_source(catalog, gpu, reference, "low", lang),
-        high_source=_end_source(catalog, gpu, reference, "high", lang),
-    )
+    pair = conversion_pair(catalog, reference, gpu)
+    if pair is not None:
+        return text(
+            "conversion_direct",
+            lang,
+            factors=factors,
+            faster=gpu_name(pair.faster, catalog),
+            slower=gpu_name(pair.slower, catalog),
+            low=_factor_text(pair.speed.low),
+            high=_factor_text(pair.speed.high),
+        )
+    clauses = [
+        clause for clause in (_speed_clause(catalog, name, lang) for name in (gpu, reference)) if clause
+    ]
+    return text("conversion_catalog", lang, factors=factors, speeds=join_text("join_list", clauses, lang))
 
 
 @memoized(512)
@@ -202,10 +213,9 @@ def quote_warnings(
     offer, terms = tables.offers[index], tables.terms[index]
     request, evaluation, expected = context.resolved.request, context.evaluation, figures.bill
     warnings: list[Message] = []
-    idle = expected.billed_cards - cards
-    if idle > 0:
-        why = rule_of(offer.pricing).idle_reason(offer.pricing, expected, lang)
-        warnings.append(said("warn_idle", lang, idle=idle, billed=expected.billed_cards, why=why))
+    idle = idle_warning(context, index, cards, figures)
+    if idle is not None:
+        warnings.append(idle)
     reference = context.resolved.reference_gpu
     if context.resolved.job.sizing is not None:
         warnings.append(_estimate_warning(context, index))

@@ -12,13 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from schemas.quote import Excluded, Lang, QuoteRequest
 from service.quote.base.money import format_cny
 from service.quote.prose.names import ProseNames
 from service.quote.prose.texts import hours_text, join_text, number_text, text
 
-__all__ = ["Nearest", "NearestOption", "OutsideFilters", "TooLarge", "empty_summary", "filters_text"]
+__all__ = [
+    "Nearest",
+    "NearestOption",
+    "OutsideFilters",
+    "Supply",
+    "SupplyLimit",
+    "TooLarge",
+    "empty_summary",
+    "filters_text",
+]
 
 # Exclusion reasons in the order they are told when their counts tie.
 _REASONS = ("memory", "capacity", "deadline", "budget", "stale", "filters")
@@ -60,6 +70,23 @@ class OutsideFilters:
     filtered: tuple[str, ...]
 
 
+SupplyLimit = Literal["stock", "machine", "rental", "nodes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Supply:
+    """What one offer inside the filters can supply when the caller's card counts are more: its most
+    cards, what bounds them (its stock, one machine, one rental, its most nodes) and the count nearest the
+    caller's it runs the job at, with its figures (None when no count it supplies does)."""
+
+    vendor: str
+    gpu: str
+    most: int
+    limit: SupplyLimit
+    limit_value: int
+    nearest: NearestOption | None
+
+
 @dataclass(frozen=True, slots=True)
 class Nearest:
     """What the summary of an empty response names: the cheapest and fastest past the budget and deadline
@@ -74,10 +101,17 @@ class Nearest:
     fewest_cards: tuple[tuple[int, str], ...] = ()
     too_large: TooLarge | None = None
     outside_filters: OutsideFilters | None = None
+    supplies: tuple[Supply, ...] = ()
 
     def named(self) -> tuple[NearestOption, ...]:
         """The options named with a price."""
-        options = (self.cheapest, self.fastest, self.cheapest_in_time, self.fastest_in_budget)
+        options = (
+            self.cheapest,
+            self.fastest,
+            self.cheapest_in_time,
+            self.fastest_in_budget,
+            *(supply.nearest for supply in self.supplies),
+        )
         return tuple(option for option in options if option is not None)
 
 
@@ -159,6 +193,27 @@ def _limit_clauses(request: QuoteRequest, names: ProseNames, nearest: Nearest) -
     return clauses, hints
 
 
+def _supply_clause(asked: Iterable[int], supplies: Iterable[Supply], names: ProseNames) -> str:
+    """What each offer inside the filters supplies, and its nearest count's figures."""
+    lang = names.lang
+    listed = []
+    for supply in supplies:
+        limit = text(f"supply_{supply.limit}", lang, stock=supply.limit_value, nodes=supply.limit_value)
+        option = supply.nearest
+        near = (
+            text("supply_nearest_none", lang)
+            if option is None
+            else text("supply_nearest", lang, cards=option.cards, gpu=names.gpu(option.gpu),
+                      hours=hours_text(option.hours), cost=format_cny(option.cost_cny))
+        )  # fmt: skip
+        listed.append(
+            text("supply_offer", lang, vendor=names.vendor(supply.vendor), most=supply.most,
+                 gpu=names.gpu(supply.gpu), limit=limit, nearest=near)
+        )  # fmt: skip
+    counts = join_text("join_or_list", map(str, sorted(set(asked))), lang)
+    return text("nearest_supply", lang, counts=counts, supplies=join_text("join_caveats", listed, lang))
+
+
 def _nearest_clauses(
     request: QuoteRequest, names: ProseNames, nearest: Nearest
 ) -> tuple[list[str], list[str]]:
@@ -172,6 +227,13 @@ def _nearest_clauses(
         hints.append(
             text("hint_allow_cards", lang, cards=_cards_text(nearest.fewest_cards, names, "join_or_list"))
         )
+    if nearest.supplies and request.card_counts:
+        clauses.append(_supply_clause(request.card_counts, nearest.supplies, names))
+        counts = sorted({supply.nearest.cards for supply in nearest.supplies if supply.nearest is not None})
+        if counts:
+            hints.append(
+                text("hint_allow_supply", lang, cards=join_text("join_or_list", map(str, counts), lang))
+            )
     too_large = nearest.too_large
     if too_large is not None:
         largest = too_large.largest

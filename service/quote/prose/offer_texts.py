@@ -31,13 +31,17 @@ OFFER_TEMPLATES: dict[str, dict[Lang, str]] = {
         "zh": "服务商给出的区域 {zone} 无法对应到已知城市：该报价按服务商所在城市（{city}）计算；"
         "依赖数据就近之前请先确认显卡所在地",
     },
-    "idle_billed_better": {
-        "en": "; all {billed} cost no more and finish sooner: about {hours} h for {cost}",
-        "zh": "；直接用满 {billed} 张不会更贵且更快：约 {hours} 小时，费用 {cost}",
+    "idle_billed_cheaper": {
+        "en": "; all {billed} cost less and finish sooner: about {hours} h for {cost}",
+        "zh": "；直接用满 {billed} 张更便宜也更快：约 {hours} 小时，费用 {cost}",
+    },
+    "idle_billed_sooner": {
+        "en": "; all {billed} cost the same and finish sooner: about {hours} h for {cost}",
+        "zh": "；直接用满 {billed} 张费用相同但更快：约 {hours} 小时，费用 {cost}",
     },
     # When nothing fits because no offer sells that many cards: what each can supply, and at what cost.
     "nearest_supply": {
-        "en": "no offer inside the filters sells {counts} card(s): {supplies}",
+        "en": "no offer inside the filters sells {counts} cards: {supplies}",
         "zh": "筛选范围内没有报价能提供 {counts} 张卡：{supplies}",
     },
     "supply_offer": {
@@ -49,12 +53,12 @@ OFFER_TEMPLATES: dict[str, dict[Lang, str]] = {
     "supply_rental": {"en": "the most one rental holds", "zh": "单次租用上限"},
     "supply_nodes": {"en": "{nodes} nodes at most", "zh": "最多 {nodes} 个节点"},
     "supply_nearest": {
-        "en": "; {cards} × {gpu} take about {hours} h for {cost}",
-        "zh": "；{cards} 张 {gpu} 约 {hours} 小时，费用 {cost}",
+        "en": ", and {cards} × {gpu} take about {hours} h for {cost}",
+        "zh": "，{cards} 张 {gpu} 约 {hours} 小时，费用 {cost}",
     },
     "supply_nearest_none": {
-        "en": "; no count it supplies runs the job within the limits",
-        "zh": "；它能提供的卡数都无法在限制内完成任务",
+        "en": ", though no count it supplies runs the job within the limits",
+        "zh": "，但它能提供的卡数都无法在限制内完成任务",
     },
     "hint_allow_supply": {
         "en": "allow a count an offer supplies ({cards}), or widen the filters to offers with more cards",

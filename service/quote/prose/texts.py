@@ -135,14 +135,21 @@ TEMPLATES: dict[str, dict[Lang, str]] = {
         "gpu_hours 替换",
     },
     "conversion_catalog": {
-        "en": "{factors}× by {low_source} to {high_source} (pass your measured speed ratio to narrow it)",
-        "zh": "{factors} 倍（{low_source}至{high_source}；传入实测速度比可以收窄）",
+        "en": "{factors}× from each card's speed over an RTX 4090: {speeds} (pass your measured speed ratio to "
+        "narrow it)",
+        "zh": "{factors} 倍（按两者相对 RTX 4090 的速度换算：{speeds}；传入实测速度比可以收窄）",
+    },
+    "conversion_direct": {
+        "en": "{factors}×, the {faster} measured at {low}–{high}× the {slower} (pass your measured speed "
+        "ratio to narrow it)",
+        "zh": "{factors} 倍（实测 {faster} 为 {slower} 的 {low}–{high} 倍；传入实测速度比可以收窄）",
     },
     "conversion_measured": {"en": "your measured ratio {ratio}×", "zh": "您实测的速度比 {ratio} 倍"},
-    "source_pair": {
-        "en": "{gpu} {target} over {reference_gpu} {reference}",
-        "zh": "{gpu} 的{target}对比 {reference_gpu} 的{reference}",
+    "speed_range": {
+        "en": "the {gpu} {low}× ({low_kind}) to {high}× ({high_kind})",
+        "zh": "{gpu} 为 {low} 倍（{low_kind}）至 {high} 倍（{high_kind}）",
     },
+    "speed_point": {"en": "the {gpu} {speed}× ({kind})", "zh": "{gpu} 为 {speed} 倍（{kind}）"},
     "source_measured": {"en": "measured throughput", "zh": "实测吞吐"},
     "source_peak": {"en": "peak compute", "zh": "峰值算力"},
     "source_bandwidth": {"en": "memory bandwidth", "zh": "显存带宽"},
