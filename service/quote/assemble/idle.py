@@ -55,4 +55,6 @@ def idle_warning(context: QuoteContext, index: int, cards: int, figures: QuoteFi
     offer = context.tables.offers[index]
     why = rule_of(offer.pricing).idle_reason(offer.pricing, bill, lang)
     better = _on_billed_cards(context, index, figures)
-    return said("warn_idle", lang, idle=idle, billed=bill.billed_cards, why=why + better)
+    written = said("warn_idle", lang, idle=idle, billed=bill.billed_cards, why=why + better)
+    # Told among the summary's first caveats when the billed count is the better plan: it changes it.
+    return Message("warn_idle_better", written.text) if better else written

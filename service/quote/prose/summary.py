@@ -56,7 +56,7 @@ BREAK_EVEN_FACTOR = 2.0
 """A package's break-even is told when the job's hours per period are within this factor of it."""
 
 # Quote warnings the caveats leave out (the paragraph already carries them), and those told first.
-_LIMIT_WARNINGS = ("warn_held_price", "warn_deadline", "warn_budget")
+_LIMIT_WARNINGS = ("warn_held_price", "warn_idle_better", "warn_deadline", "warn_budget")
 # Response warnings said before anything else: what the answer rests on that a person must know first.
 LEADING_WARNINGS = frozenset({"warn_memory_floor"})
 
