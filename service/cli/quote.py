@@ -108,7 +108,17 @@ def _pad(cell: str, width: int) -> str:
     return cell + " " * (width - _width(cell))
 
 
-def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
+def _footnotes(quotes: list[Quote]) -> dict[str, int]:
+    """Each distinct warning on a quote, numbered in the order the rows first give it: the table marks a
+    row with its warnings' numbers and prints every warning once, in full, under the table."""
+    numbers: dict[str, int] = {}
+    for quote in quotes:
+        for warning in quote.warnings:
+            numbers.setdefault(warning, len(numbers) + 1)
+    return numbers
+
+
+def _notes(response: QuoteResponse, quote: Quote, lang: Lang, footnotes: dict[str, int]) -> str:
     marks = [
         table_text(f"table_{name}", lang)
         for name, quote_id in (("cheapest", response.cheapest), ("fastest", response.fastest),
@@ -118,7 +128,8 @@ def _notes(response: QuoteResponse, quote: Quote, lang: Lang) -> str:
     if quote.spot:
         marks.append(table_text("table_spot", lang))
     if quote.warnings:
-        marks.append(table_text("table_warnings", lang, count=len(quote.warnings)))
+        numbers = ",".join(f"[{footnotes[warning]}]" for warning in quote.warnings)
+        marks.append(table_text("table_warnings", lang, marks=numbers))
     return join_text("join_list", marks, lang)
 
 
@@ -130,11 +141,12 @@ def _pricing_name(pricing: str, lang: Lang) -> str:
 def format_table(
     response: QuoteResponse, lang: Lang = "en", catalog: GpuCatalog = DEFAULT_GPU_CATALOG
 ) -> str:
-    """The ranked quotes as a plain-text table, then the summary, warnings and exclusions, in ``lang``;
-    GPUs as people write them (``RTX 4090``)."""
+    """The ranked quotes as a plain-text table, each quote's warnings numbered under it in full, then the
+    summary, the response's warnings and exclusions, in ``lang``; GPUs as people write them (``RTX 4090``)."""
     header = tuple(table_text(f"table_{name}", lang) for name in _COLUMNS)
     rows = [header]
     mark = table_text("table_illustrative_mark", lang)
+    footnotes = _footnotes(response.quotes)
     for quote in response.quotes:
         # An illustrative reference price is marked on its row and explained under the table.
         offer = quote.offer_id + mark if quote.label == ILLUSTRATIVE_LABEL else quote.offer_id
@@ -145,7 +157,7 @@ def format_table(
                                                               quote.cost_cny.high)))  # fmt: skip
         rows.append((str(quote.rank), gpu_display_name(quote.gpu, catalog), str(quote.cards), offer,
                      _pricing_name(quote.pricing, lang), hours, cost,
-                     format_cny(quote.effective_card_hour_cny), _notes(response, quote, lang)))  # fmt: skip
+                     format_cny(quote.effective_card_hour_cny), _notes(response, quote, lang, footnotes)))  # fmt: skip
     widths = [max(_width(row[column]) for row in rows) for column in range(len(header))]
     lines = [
         "  ".join(_pad(cell, width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
@@ -154,6 +166,8 @@ def format_table(
         lines = [table_text("table_no_quotes", lang)]
     if any(quote.label == ILLUSTRATIVE_LABEL for quote in response.quotes):
         lines.append(table_text("table_illustrative_note", lang))
+    lines += [table_text("table_quote_warning", lang, mark=number, warning=warning)
+              for warning, number in footnotes.items()]  # fmt: skip
     lines += ["", response.summary]
     lines += [table_text("table_warning", lang, warning=warning) for warning in response.warnings]
     excluded = msgspec.structs.asdict(response.excluded)

@@ -233,3 +233,27 @@ def test_the_plan_without_the_risk_is_marked_in_the_table() -> None:
     response = build_quote(catalog, request(48, card_counts=[3, 4], deadline_hours=20), options=options())
     rows = {line.split()[3]: line for line in format_table(response).splitlines()[1:3]}
     assert "recommended" in rows["3"] and "no risk" in rows["4"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_quote_warning_is_printed_in_full_once_and_marked_on_its_rows(lang: str) -> None:
+    """A row says which warnings are its own by number; under the table each warning is written out
+    once, exactly as the quote gives it, whatever the number of rows sharing it."""
+    spot = msgspec.structs.replace(
+        offer("v", "4090-spot", pricing=CardHourPricing(cny_per_card_hour=4.0)), spot=True
+    )
+    steady = offer("w", "4090", pricing=CardHourPricing(cny_per_card_hour=8.0))
+    response = build_quote(
+        snapshot([spot, steady]), request(48, card_counts=[1, 4], lang=lang), options=options()
+    )
+    warned = [quote for quote in response.quotes if quote.warnings]
+    assert warned, "the spot offer's quotes carry warnings"
+    table = format_table(response, lang)  # type: ignore[arg-type]
+    lines = table.splitlines()
+    distinct = list(dict.fromkeys(warning for quote in response.quotes for warning in quote.warnings))
+    for number, warning in enumerate(distinct, start=1):
+        assert lines.count(f"[{number}] {warning}") == 1
+    for row, quote in zip(lines[1:], response.quotes, strict=False):
+        for warning in quote.warnings:
+            assert f"[{distinct.index(warning) + 1}]" in row
+    assert "warning(s)" not in table
