@@ -243,6 +243,8 @@ class Quote(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     """
 
     id: str
+    # 1, 2, ... in the ``rank_by`` ranking for the top ``limit``; 0 for a quote returned below them (the
+    # cheapest, the fastest, the plan without risk, the single card the summary compares with).
     rank: int
     offer_id: str
     vendor: str
@@ -377,8 +379,9 @@ class Alternative(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class QuoteResponse(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
-    """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by``, plus the cheapest and fastest
-    quotes (and ``safe``) when they rank lower, so every id named here can be looked up in ``quotes``. ``recommended``
+    """Ranked quotes. ``quotes`` holds the best ``limit`` by ``rank_by`` (``rank`` 1, 2, ...), then the
+    cheapest and fastest quotes (and ``safe``) when they rank lower, with ``rank`` 0, so every id named
+    here can be looked up in ``quotes``. ``recommended``
     is always the top of the ``rank_by`` ranking (rank 1): the cheapest for ``cost``, the fastest for
     ``time``, the best cost plus waited hours × ``time_value_cny_per_hour`` for ``value``.
     The ids are null (never missing) when nothing qualifies; ``warnings`` is always present."""

@@ -155,7 +155,7 @@ def format_table(
         )
         cost = _range_text(*(format_cny(value) for value in (quote.cost_cny.low, quote.cost_cny.expected,
                                                               quote.cost_cny.high)))  # fmt: skip
-        rows.append((str(quote.rank), gpu_display_name(quote.gpu, catalog), str(quote.cards), offer,
+        rows.append((str(quote.rank) if quote.rank else "–", gpu_display_name(quote.gpu, catalog), str(quote.cards), offer,
                      _pricing_name(quote.pricing, lang), hours, cost,
                      format_cny(quote.effective_card_hour_cny), _notes(response, quote, lang, footnotes)))  # fmt: skip
     widths = [max(_width(row[column]) for row in rows) for column in range(len(header))]

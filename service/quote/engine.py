@@ -19,7 +19,7 @@ single-card comparison the summary uses) are gathered from its arrays.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 import numpy as np
@@ -58,7 +58,7 @@ from service.quote.nearest import nothing_fits_summary
 from service.quote.prose.names import ProseNames, gpu_name
 from service.quote.prose.summary import alternative_sentence, lead_sentences, quote_summary
 from service.quote.prose.texts import Message, join_text, number_text, said
-from service.quote.rank import CandidateKeys, pick, rank_of
+from service.quote.rank import CandidateKeys, pick
 from service.quote.resolve import ResolvedRequest, resolve_request
 
 __all__ = ["QuoteOptions", "build_quote"]
@@ -264,7 +264,7 @@ def _answer(
     )
     now_s = options.now.timestamp()
 
-    def run(resolved: ResolvedRequest) -> Evaluation:
+    def run(resolved: ResolvedRequest, fast: FastPaths = options.fast_paths) -> Evaluation:
         return evaluate(
             tables,
             resolved,
@@ -276,8 +276,12 @@ def _answer(
             cross_city_mbps=options.cross_city_mbps,
             gpu_hours_between_failures=options.gpu_hours_between_failures,
             spot_interruptions_per_month=options.spot_interruptions_per_month,
-            fast=options.fast_paths,
+            fast=fast,
         )
+
+    def run_whole(resolved: ResolvedRequest) -> Evaluation:
+        """Every row billed: the nearest options read candidates a pruned evaluation leaves unbilled."""
+        return run(resolved, replace(options.fast_paths, bound_pruning=False))
 
     evaluation = run(resolved)
     names = _prose_names(snapshot, options, request.lang)
@@ -306,7 +310,7 @@ def _answer(
                 [
                     *lead_sentences(warnings, request.lang),
                     nothing_fits_summary(
-                        run, resolved, evaluation, snapshot, names, top_k=options.fast_paths.top_k
+                        run_whole, resolved, evaluation, snapshot, names, top_k=options.fast_paths.top_k
                     ),
                     *_alternative_sentences(found, None, names),
                 ],
@@ -326,9 +330,9 @@ def _answer(
     picks = pick(keys, request.rank_by, request.limit, top_k=top_k)
     ranks = dict(picks.ranks)
     safe_at = safe_position(keys, picks, evaluation, tables, request, top_k)
-    if safe_at is not None and safe_at not in ranks:
-        ranks[safe_at] = rank_of(keys, request.rank_by, safe_at, top_k=top_k)
-    ranked = sorted(ranks, key=ranks.__getitem__)
+    if safe_at is not None:
+        ranks.setdefault(safe_at, 0)
+    ranked = list(ranks)  # the top ``limit`` in rank order, then the highlighted ones below them
     # (offer, count column, rank) of each, the grid positions split in one call rather than one per quote.
     columns, offers = np.divmod(keys.positions[ranked], keys.offers)
     chosen = list(zip(offers.tolist(), columns.tolist(), map(ranks.__getitem__, ranked), strict=True))

@@ -6,7 +6,8 @@ Orders are lexicographic and total, so equal quotes always come out in the same 
 - ``time``: expected hours, then expected cost, then offer id, then cards;
 - ``value``: cost + time value × expected hours, then expected cost, then offer id, then cards.
 
-``recommended`` is the best value when the caller gave a time value, else the cheapest.
+``recommended`` is the top of the ranking the caller asked for. The cheapest and the fastest, when below
+the top ``limit``, are returned with rank 0: their place among every candidate is not counted.
 
 Only the top ``k`` are sorted: the primary key is partitioned first (all ties with the k-th value kept),
 so ranking costs little more than one pass over the candidates. Only the first keys are gathered for
@@ -23,7 +24,7 @@ import numpy.typing as npt
 from schemas.quote import RankBy
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 
-__all__ = ["CandidateKeys", "Picks", "first", "first_among", "pick", "rank_of", "top"]
+__all__ = ["CandidateKeys", "Picks", "first", "first_among", "pick", "top"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,25 +144,11 @@ def first_among(keys: CandidateKeys, among: BoolArray, rank_by: RankBy, *, top_k
     return int(at[first(restricted, rank_by, top_k=top_k)])
 
 
-def rank_of(keys: CandidateKeys, rank_by: RankBy, position: int, *, top_k: bool = True) -> int:
-    """1-based rank of one candidate in key order, without sorting them all: those before it on the
-    first key, then those tied with it there that come before it on the next keys (few: compared as
-    tuples, in Python, cheaper than an array pass per key); ``top_k`` False: its place among all sorted."""
-    if not top_k:
-        return int(np.flatnonzero(top(keys, rank_by, keys.size, top_k=False) == position)[0]) + 1
-    primary = keys.primary(rank_by)
-    before = int(np.count_nonzero(primary < primary[position]))
-    tied = np.flatnonzero(primary == primary[position])
-    if tied.size > 1:
-        rows = list(zip(*(key.tolist() for key in keys.keys_at(rank_by, tied)[1:]), strict=True))
-        own = rows[int(np.searchsorted(tied, position))]
-        before += sum(1 for row in rows if row < own)
-    return before + 1
-
-
 @dataclass(frozen=True, slots=True)
 class Picks:
-    ranks: dict[int, int]  # position → rank: the top ``limit``, then any highlighted one below them
+    ranks: dict[
+        int, int
+    ]  # position → rank: the top ``limit`` in order, then any highlighted one below them (0)
     cheapest: int
     fastest: int
     recommended: int
@@ -178,6 +165,7 @@ def pick(keys: CandidateKeys, rank_by: RankBy, limit: int, *, top_k: bool = True
     cheapest, fastest, recommended = first_by("cost"), first_by("time"), ranked[0]
     ranks = {position: rank for rank, position in enumerate(ranked, start=1)}
     for extra in (cheapest, fastest, recommended):
-        if extra not in ranks:
-            ranks[extra] = rank_of(keys, rank_by, extra, top_k=top_k)
+        # Below the top ``limit``: returned for what it is (rank 0), its place among every candidate
+        # not counted (that would take every candidate's figures; ``evaluate.pruning`` bills few).
+        ranks.setdefault(extra, 0)
     return Picks(ranks=ranks, cheapest=cheapest, fastest=fastest, recommended=recommended)

@@ -227,7 +227,7 @@ function quoteRow(response, quote, lang) {
   const row = element("tr");
   row.dataset.quoteId = quote.id;
   if (quote.stale) row.classList.add("stale");
-  const rank = element("td", "", String(quote.rank));
+  const rank = element("td", "", quote.rank ? String(quote.rank) : "–"); // 0: returned below the top
   for (const mark of marksOf(response, quote)) rank.append(" ", element("span", `badge badge-${mark}`, translate(lang, mark)));
   const offer = element("td");
   offer.append(element("strong", "", state.vendorNames.get(quote.vendor) || quote.vendor));

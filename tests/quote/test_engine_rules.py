@@ -154,7 +154,9 @@ def test_empty_result_is_quotes_empty_with_counts_and_a_reason() -> None:
     assert "2 for the deadline" in response.summary
 
 
-def test_limit_keeps_the_highlighted_quotes_with_their_true_rank() -> None:
+def test_limit_keeps_the_highlighted_quotes_below_the_top_with_rank_zero() -> None:
+    """The fastest quote outside the top ``limit`` is returned, marked rank 0: its place in the ranking
+    is not counted (a large catalog bills only the candidates that can be returned)."""
     catalog = snapshot(
         [
             offer("js-a", f"4090-{price}", pricing=CardHourPricing(cny_per_card_hour=price))
@@ -164,7 +166,7 @@ def test_limit_keeps_the_highlighted_quotes_with_their_true_rank() -> None:
     response = build_quote(catalog, request(48, card_counts=[1, 8], limit=1), options=options())
     assert [(quote.rank, quote.id) for quote in response.quotes] == [
         (1, "js-a:4090-5.0@1"),
-        (4, "js-a:4090-5.0@8"),
+        (0, "js-a:4090-5.0@8"),
     ]
     assert (response.cheapest, response.fastest) == ("js-a:4090-5.0@1", "js-a:4090-5.0@8")
 

@@ -27,10 +27,10 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     """Offer index of the cheapest single card that runs the job within the deadline and budget and is
     billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
     bills many cards is no single card); None when no such option exists."""
-    column = evaluation.one_card_cells
+    column, rows = evaluation.one_card_at()
     figures = evaluation.figures[:, column]
     eligible = evaluation.runnable[column] & (
-        figures[Figure.UNITS] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
+        figures[Figure.UNITS] * tables.unit_cards[rows] <= np.maximum(tables.machine_cards[rows], 1)
     )
     hours_row, cost_row = limit_rows(request)
     with unknown_hours():
@@ -38,16 +38,17 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
             eligible &= cents_array(figures[hours_row]) / 100 <= request.deadline_hours
         if request.budget_cny is not None:
             eligible &= cents_array(figures[cost_row]) / 100 <= request.budget_cny
-    offers = np.flatnonzero(eligible)
-    if offers.size == 0:
+    at = np.flatnonzero(eligible)
+    if at.size == 0:
         return None
-    cost = evaluation.cost_expected[column][offers]
-    offers = offers[cost == cost.min()]
-    if offers.size == 1:
-        return int(offers[0])
+    cost = evaluation.cost_expected[column][at]
+    at = at[cost == cost.min()]
+    if at.size == 1:
+        return int(rows[at[0]])
     # Tied on cost (one count column, so the same cards): the fewest hours, then the offer id, compared
     # in Python over the few tied, as the cost ranking orders them.
-    hours = evaluation.hours_expected[column][offers].tolist()
+    hours = evaluation.hours_expected[column][at].tolist()
+    offers = rows[at]
     ids = tables.id_order[offers].tolist()
     return int(min(zip(hours, ids, offers.tolist(), strict=True))[2])
 

@@ -27,8 +27,13 @@ class FastPaths:
     deadline_lookup: bool = True
     # Sort only the candidates that can be in the top ``limit`` (``rank``) instead of all of them.
     top_k: bool = True
+    # On a large table, bill only the rows whose lower bounds can reach what the response returns, the
+    # rest judged without figures (``evaluate.pruning``), instead of billing every row.
+    bound_pruning: bool = True
+    # The rows a table needs before ``bound_pruning`` is worth its bounds (tests set 0 to run it always).
+    prune_from_rows: int = 4096
 
     @classmethod
     def none(cls) -> FastPaths:
         """The reference evaluation: every fast path off."""
-        return cls(**{field.name: False for field in fields(cls)})
+        return cls(**{field.name: False for field in fields(cls) if field.type == "bool"})

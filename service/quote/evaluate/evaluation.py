@@ -37,6 +37,8 @@ told apart: ``high_ok``), reads the high end of every candidate, so then it is b
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import msgspec
 import numpy as np
 
@@ -49,10 +51,18 @@ from service.quote.evaluate.conversion import gpu_facts, one_card_hours_of
 from service.quote.evaluate.figures import Figure, add_data_fees, bill, fees_per_offer, price_plan_cells
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import judge, per_cell
-from service.quote.evaluate.layout import cached_layout
+from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import loss_terms, reads_every_high_end
-from service.quote.jobs import AskedFor, CandidateRows
+from service.quote.evaluate.pruning import (
+    kept_rows,
+    key_thresholds,
+    prunes,
+    row_bounds,
+    seed_rows,
+    single_card_cost,
+)
+from service.quote.jobs import AskedFor, CandidateRows, SpeedupRule
 from service.quote.jobs.serving import replica_throughput
 from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
@@ -104,12 +114,19 @@ class Evaluation(msgspec.Struct, frozen=True):
     piece_cards: FloatArray | None = (
         None  # (offers,) the cards of one replica or run (``JobKind.piece_cards``)
     )
+    # A pruned evaluation (``evaluate.pruning``) holds the cells of some offers only; every offer with a
+    # qualifying cell, judged over all of them, is then given here.
+    quoted_offers: BoolArray | None = None
 
-    @property
-    def one_card_cells(self) -> slice:
-        """The one-card column's cells, one per offer in offer order (always billed whole, ``_layout``)."""
+    def one_card_at(self) -> tuple[slice | IntArray, IntArray]:
+        """The one-card column's cells (positions among ``cells``) and their offers: every offer's, in
+        offer order (billed whole, ``_layout``), or, pruned, those of the offers billed."""
         offers = self.one_card_hours.shape[1]
-        return slice(self.one_card_column * offers, (self.one_card_column + 1) * offers)
+        if self.quoted_offers is None:
+            column = slice(self.one_card_column * offers, (self.one_card_column + 1) * offers)
+            return column, np.arange(offers)
+        at = np.flatnonzero(self.cells // offers == self.one_card_column)
+        return at, self.cell_offer[at]
 
     def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:
         """The cells of offers ``offers`` at count columns ``columns`` (each a billed cell)."""
@@ -139,6 +156,8 @@ class Evaluation(msgspec.Struct, frozen=True):
 
     def offers_qualifying(self) -> BoolArray:
         """``(offers,)``: whether any count of the offer qualifies."""
+        if self.quoted_offers is not None:
+            return self.quoted_offers
         quoted = np.zeros(self.one_card_hours.shape[1], dtype=np.bool_)
         quoted[self.cell_offer[self.qualifying]] = True
         return quoted
@@ -162,6 +181,182 @@ class Evaluation(msgspec.Struct, frozen=True):
 _ALL_FAST = FastPaths()
 _NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
 _NO_COSTS: FloatArray = np.empty((2, 0))
+_NO_FIGURES: FloatArray = np.empty((len(Figure), 0))  # judged without limits: no figure is read
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """What every part of one evaluation reads: the request's per-offer figures and its layout."""
+
+    tables: OfferTables
+    resolved: ResolvedRequest
+    conversion: FloatArray
+    one_card_hours: FloatArray
+    matching: BoolArray
+    stale: BoolArray
+    fewest_cards: FloatArray
+    replica_tps: FloatArray | None
+    layout: Layout
+    speedups: GatheredSpeedups
+    remote: BoolArray
+    extra_hours: FloatArray | None
+    losses: LossTerms
+    fees: tuple[FloatArray, FloatArray] | None
+    rule: SpeedupRule
+
+    @property
+    def billed_losses(self) -> LossTerms | None:
+        return self.losses if self.losses.lost_hours > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Billed:
+    """One layout's cells billed: their figures, which are quoted, and what their bounds need."""
+
+    layout: Layout
+    figures: FloatArray
+    requested: BoolArray
+    plan_keep: BoolArray | None
+    bounds: BoundTerms
+
+
+def _bill(job: _Request, layout: Layout) -> _Billed:
+    """The figures of ``layout``'s cells (the request's own, or some of its rows'), and the combined
+    plans there quoted only where they beat every product they combine."""
+    tables, request = job.tables, job.resolved.request
+    speedups = job.speedups if layout is job.layout else layout.gathered(job.rule, tables)
+    losses = job.billed_losses
+    figures = bill(tables, layout, job.one_card_hours, speedups, job.extra_hours, losses)
+    requested = layout.requested
+    plan_cells, plan_costs, keep = _NO_CELLS, _NO_COSTS, None
+    if layout.plans is not None:
+        # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
+        # quoted only where it beats every product it combines on its own.
+        plan_cells = layout.plans.at
+        keep, plan_costs = price_plan_cells(
+            tables, layout.plans, figures, speedups, (job.one_card_hours, job.extra_hours), losses
+        )
+        requested = requested.copy()
+        requested[plan_cells] &= keep
+    add_data_fees(figures, layout.cell_offer, job.fees, every_bound=layout.bounds_up_front)
+    bounds = BoundTerms(
+        billed=layout.bounds_up_front,
+        one_card_hours=job.one_card_hours,
+        extra_hours=job.extra_hours,
+        fees=job.fees,
+        plan_cells=plan_cells,
+        plan_costs=plan_costs,
+        losses=losses,
+    )
+    if reads_every_high_end(request):
+        high_everywhere(tables, bounds, figures, layout, speedups)
+    return _Billed(layout, figures, requested, keep, bounds)
+
+
+def _judged(
+    job: _Request, layout: Layout, figures: FloatArray, requested: BoolArray
+) -> tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None]:
+    """``judge`` over ``layout``'s cells: the masks of the request's filters, capacity, memory and stale
+    prices per cell."""
+    tables, request, fewest_cards = job.tables, job.resolved.request, job.fewest_cards
+    # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
+    # when some count below the most cards does not hold it.
+    cell_offer = layout.cell_offer
+    memory_ok = per_cell(fewest_cards <= tables.max_units * tables.unit_cards, cell_offer, True)
+    if fewest_cards.max(initial=1.0) > layout.cards[0]:
+        holds = layout.cell_cards >= fewest_cards.take(cell_offer)
+        memory_ok = holds if memory_ok is None else memory_ok & holds
+    lead = tables.lead_time_h
+    return judge(
+        request,
+        figures,
+        requested,
+        (
+            per_cell(job.matching, cell_offer, True),
+            layout.supplies,
+            memory_ok,
+            per_cell(job.stale, cell_offer, False),
+        ),
+        lead.take(cell_offer) if request.deadline_hours is not None and lead.any() else None,
+    )
+
+
+def _evaluation(
+    job: _Request,
+    billed: _Billed,
+    judged: tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None],
+    *,
+    quoted_offers: BoolArray | None = None,
+) -> Evaluation:
+    layout = billed.layout
+    runnable, qualifying, used_stale, excluded, high_ok = judged
+    return Evaluation(
+        counts=layout.counts,
+        cards=layout.cards,
+        one_card_column=layout.one_card_column,
+        cells=layout.cells,
+        cell_offer=layout.cell_offer,
+        one_card_hours=job.one_card_hours,
+        conversion=job.conversion,
+        min_cards=job.fewest_cards,
+        stale=job.stale,
+        matching=job.matching,
+        figures=billed.figures,
+        scaling=job.speedups.scaling,
+        runnable=runnable,
+        qualifying=qualifying,
+        used_stale=used_stale,
+        excluded=excluded,
+        bounds=billed.bounds,
+        losses=job.losses,
+        high_ok=high_ok,
+        remote=job.remote,
+        machines=layout.machines,
+        replica_tokens_per_s=job.replica_tps,
+        piece_cards=job.resolved.kind.piece_cards(job.tables, job.resolved.job, job.fewest_cards),
+        quoted_offers=quoted_offers,
+    )
+
+
+def _pruned(job: _Request) -> Evaluation | None:
+    """The evaluation billing only the rows whose lower bounds can reach what the response returns
+    (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it (then every row is
+    billed)."""
+    tables, layout, request = job.tables, job.layout, job.resolved.request
+    bounds = row_bounds(
+        tables, job.speedups.scaling, layout.cards, job.one_card_hours[1], job.extra_hours, job.matching
+    )
+    forced = tables.plan_rows_and_parts
+    rows = seed_rows(bounds, request, forced)
+    at = layout.cells_of(rows, tables)
+    billed = _bill(job, layout.subset(at, tables))
+    requested = layout.requested
+    if billed.plan_keep is not None and layout.plans is not None:
+        requested = requested.copy()
+        requested[layout.plans.at] &= billed.plan_keep
+    runnable, qualifying, used_stale, excluded, high_ok = _judged(job, layout, _NO_FIGURES, requested)
+    spot = tables.interruptible.take(layout.cell_offer)
+    thresholds = key_thresholds(
+        request,
+        (billed.figures[Figure.COST_EXPECTED], billed.figures[Figure.HOURS_EXPECTED]),
+        qualifying[at],
+        qualifying_everywhere=int(np.count_nonzero(qualifying)),
+        spot=spot[at],
+        single_cost=single_card_cost(
+            tables, layout, job.speedups, (job.one_card_hours[1], job.extra_hours, job.fees), runnable
+        ),
+        any_safe=bool((qualifying & ~spot).any()),
+    )
+    if thresholds is None:
+        return None
+    kept = kept_rows(bounds, thresholds, forced, request.time_value_cny_per_hour)
+    if not np.isin(kept, rows, assume_unique=True).all():
+        at = layout.cells_of(np.union1d(rows, kept), tables)
+        billed = _bill(job, layout.subset(at, tables))
+    quoted = np.zeros(tables.size, dtype=np.bool_)
+    quoted[layout.cell_offer[qualifying]] = True
+    judged = (runnable[at], qualifying[at], used_stale, excluded, None if high_ok is None else high_ok[at])
+    return _evaluation(job, billed, judged, quoted_offers=quoted)
 
 
 def evaluate(
@@ -201,81 +396,30 @@ def evaluate(
         fast,
     )
     layout = cached_layout(tables, candidates, fast)
-    speedups = layout.gathered(rule, tables)
-    scaling = speedups.scaling
     remote = elsewhere(tables, resolved.data_city)
     extra_hours = None
     if workload.dataset_gb and remote.any():
         extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
-    losses = loss_terms(tables, resolved, gpu_hours_between_failures, spot_interruptions_per_month)
-    billed_losses = losses if losses.lost_hours > 0 else None
-    figures = bill(tables, layout, one_card_hours, speedups, extra_hours, billed_losses)
-    requested = layout.requested
-    plan_cells, plan_costs = _NO_CELLS, _NO_COSTS
-    if layout.plans is not None:
-        # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
-        # quoted only where it beats every product it combines on its own.
-        plan_cells = layout.plans.at
-        keep, plan_costs = price_plan_cells(
-            tables, layout.plans, figures, speedups, (one_card_hours, extra_hours), billed_losses
-        )
-        requested = requested.copy()
-        requested[plan_cells] &= keep
-    fees = fees_per_offer(tables, remote, workload.dataset_gb)
-    add_data_fees(figures, layout.cell_offer, fees, every_bound=layout.bounds_up_front)
-    bounds = BoundTerms(
-        billed=layout.bounds_up_front,
-        one_card_hours=one_card_hours,
-        extra_hours=extra_hours,
-        fees=fees,
-        plan_cells=plan_cells,
-        plan_costs=plan_costs,
-        losses=billed_losses,
-    )
-    if reads_every_high_end(request):
-        high_everywhere(tables, bounds, figures, layout, speedups)
-    # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
-    # when some count below the most cards does not hold it.
-    cell_offer = layout.cell_offer
-    memory_ok = per_cell(fewest_cards <= tables.max_units * tables.unit_cards, cell_offer, True)
-    if fewest_cards.max(initial=1.0) > layout.cards[0]:
-        holds = layout.cell_cards >= fewest_cards.take(cell_offer)
-        memory_ok = holds if memory_ok is None else memory_ok & holds
-    lead = tables.lead_time_h
-    runnable, qualifying, used_stale, excluded, high_ok = judge(
-        request,
-        figures,
-        requested,
-        (
-            per_cell(matching, cell_offer, True),
-            layout.supplies,
-            memory_ok,
-            per_cell(stale, cell_offer, False),
-        ),
-        lead.take(cell_offer) if request.deadline_hours is not None and lead.any() else None,
-    )
-    return Evaluation(
-        counts=layout.counts,
-        cards=layout.cards,
-        one_card_column=layout.one_card_column,
-        cells=layout.cells,
-        cell_offer=cell_offer,
-        one_card_hours=one_card_hours,
+    job = _Request(
+        tables=tables,
+        resolved=resolved,
         conversion=conversion,
-        min_cards=fewest_cards,
-        stale=stale,
+        one_card_hours=one_card_hours,
         matching=matching,
-        figures=figures,
-        scaling=scaling,
-        runnable=runnable,
-        qualifying=qualifying,
-        used_stale=used_stale,
-        excluded=excluded,
-        bounds=bounds,
-        losses=losses,
-        high_ok=high_ok,
+        stale=stale,
+        fewest_cards=fewest_cards,
+        replica_tps=replica_tps,
+        layout=layout,
+        speedups=layout.gathered(rule, tables),
         remote=remote,
-        machines=layout.machines,
-        replica_tokens_per_s=replica_tps,
-        piece_cards=kind.piece_cards(tables, resolved.job, fewest_cards),
+        extra_hours=extra_hours,
+        losses=loss_terms(tables, resolved, gpu_hours_between_failures, spot_interruptions_per_month),
+        fees=fees_per_offer(tables, remote, workload.dataset_gb),
+        rule=rule,
     )
+    if prunes(tables, resolved, layout, fast):
+        pruned = _pruned(job)
+        if pruned is not None:
+            return pruned
+    billed = _bill(job, layout)
+    return _evaluation(job, billed, _judged(job, layout, billed.figures, billed.requested))

@@ -24,7 +24,7 @@ Each layout also keeps the speed-ups gathered per cell for the speed-up curves s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -119,6 +119,58 @@ class Layout:
         assert self.plans is not None
         at = self.plans.count_at * scaling.expected.shape[1] + scaling.code.take(self.plans.offers)
         return np.stack((scaling.high.take(at), scaling.low.take(at)))
+
+    def cells_of(self, rows: IntArray, tables: OfferTables) -> IntArray:
+        """Positions (ascending) among ``cells`` of every cell of offers ``rows``."""
+        order, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
+        lengths = starts[rows + 1] - starts[rows]
+        total = int(lengths.sum())
+        ends = np.cumsum(lengths)
+        at = np.arange(total) + np.repeat(starts[rows] - (ends - lengths), lengths)
+        positions: IntArray = np.sort(order[at])
+        return positions
+
+    def subset(self, at: IntArray, tables: OfferTables) -> Layout:
+        """The layout of this one's cells at positions ``at`` (ascending), every one billed cell by cell;
+        the combined plans' cells and the products they combine must be among them."""
+        cells, cell_offer = self.cells[at], self.cell_offer[at]
+        plans = self.plans
+        if plans is not None:
+            plans = replace(
+                plans,
+                at=np.searchsorted(cells, self.cells[plans.at]),
+                parts_at=np.searchsorted(cells, self.cells[plans.parts_at]),
+            )
+        return Layout(
+            counts=self.counts,
+            cards=self.cards,
+            one_card_column=self.one_card_column,
+            cells=cells,
+            cell_offer=cell_offer,
+            cell_cards=self.cell_cards[at],
+            requested=self.requested[at],
+            units_rate=self.units_rate[:, at],
+            supplies=self.supplies[at],
+            dense=0,
+            bounds_up_front=False,
+            sparse_at=np.stack(((cells - cell_offer) // tables.size, cell_offer)),
+            sparse_terms=np.stack(
+                (tables.granularity_hours[cell_offer], tables.min_billed_hours[cell_offer])
+            ),
+            plans=plans,
+            machines=None if self.machines is None else self.machines[at],
+        )
+
+
+def _by_row(cell_offer: IntArray, rows: int) -> tuple[IntArray, IntArray]:
+    """The cells ordered by their row (stably), and where each row's cells start in that order."""
+    order = _frozen(np.argsort(cell_offer, kind="stable"))
+    starts = _frozen(np.searchsorted(cell_offer[order], np.arange(rows + 1)))
+    return order, starts
+
+
+# Each layout's cells grouped by row, for the rows a pruned evaluation bills (``Layout.cells_of``).
+_ROW_CELLS: MemoSlot[int, tuple[IntArray, IntArray]] = MemoSlot("cells by row", size=1)
 
 
 def _frozen(array: _ArrayT) -> _ArrayT:

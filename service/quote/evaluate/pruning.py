@@ -1,0 +1,221 @@
+"""Bound pruning: on a large table, bill only the rows that can reach what a response returns.
+
+A response returns the top ``limit`` candidates by its ranking, the cheapest, the fastest, the single
+card and, when the recommendation is spot, the best plan without it; every other candidate only counts
+in ``excluded``, which needs no figures when the request sets no deadline and no budget (filters,
+capacity, memory and stale prices are judged per cell without billing). So each row gets two lower
+bounds, over every count it can be quoted at:
+
+- cost: renting ``n`` cards bills at least ``n / unit cards`` units at the unit rate for at least the
+  wall-clock hours, ``H / s(n) + copy``, so cost ≥ rate per card-hour × (``H`` × min over n of
+  ``n / s(n)`` + copy), whatever its granularity, minimum or fees add;
+- time: hours ≥ ``H`` / the largest speed-up at a count it can supply, + copy.
+
+A few rows with the smallest bounds per key (and every combined plan with the products it combines) are
+billed first; their k-th best key is then at least the true k-th best, so a row whose bound is past it
+can never be returned, and every row whose bound is within it is billed (at most once more). Every cell is
+still judged, so ``excluded`` and the offers that qualify are the whole table's. Requests with a deadline
+or a budget (whose exclusions need every cell's figures), jobs placed in pieces and small tables are
+evaluated whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schemas.quote import QuoteRequest
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.paths import FastPaths
+from service.quote.evaluate.layout import GatheredSpeedups, Layout
+from service.quote.evaluate.losses import reads_every_high_end
+from service.quote.model.billing import billed_hours
+from service.quote.model.scaling import ScalingColumns
+from service.quote.model.tables import OfferTables
+from service.quote.resolve import ResolvedRequest
+
+__all__ = [
+    "RowBounds",
+    "Thresholds",
+    "kept_rows",
+    "key_thresholds",
+    "prunes",
+    "row_bounds",
+    "seed_rows",
+    "single_card_cost",
+]
+
+# Float noise between a bound and the billed figure it bounds (relative, and in CNY or hours).
+_MARGIN = 1e-9
+# Rows billed first per key beyond the response's quotes.
+_SEED_EXTRA = 16
+
+
+def prunes(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:
+    """Whether the request may be evaluated pruned (module docstring)."""
+    request = resolved.request
+    return (
+        fast.bound_pruning
+        and tables.size >= fast.prune_from_rows
+        and resolved.kind.kind == "batch"
+        and layout.machines is None
+        and layout.dense > layout.one_card_column
+        and not reads_every_high_end(request)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RowBounds:
+    """Per row, lower bounds of every candidate's expected cost and hours; +inf (or NaN) for a row no
+    candidate of which can qualify."""
+
+    cost: FloatArray
+    hours: FloatArray
+
+    def value(self, time_value_cny_per_hour: float | None) -> FloatArray:
+        if time_value_cny_per_hour is None:
+            return self.cost
+        with np.errstate(invalid="ignore"):  # an unreachable row: +inf (or NaN) either way
+            value: FloatArray = self.cost + time_value_cny_per_hour * self.hours
+        return value
+
+
+def row_bounds(
+    tables: OfferTables,
+    scaling: ScalingColumns,
+    cards: FloatArray,
+    one_card_hours: FloatArray,
+    extra_hours: FloatArray | None,
+    matching: BoolArray,
+) -> RowBounds:
+    """``RowBounds`` over the layout's counts (``cards``, ascending) for the expected ``one_card_hours``."""
+    expected = scaling.expected  # (counts, columns)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        least_ratio = (cards[:, None] / expected).min(axis=0)  # per column: min over n of n / s(n)
+    extra = 0.0 if extra_hours is None else extra_hours
+    rate_per_card_hour = tables.unit_rate_cny_per_hour / tables.unit_cards
+    cost = rate_per_card_hour * (one_card_hours * least_ratio[scaling.code] + extra)
+    most_cards = np.minimum(
+        np.minimum(tables.max_units, tables.most_units) * tables.unit_cards, tables.available_cards
+    )
+    at = np.searchsorted(cards, most_cards, side="right") - 1
+    best = np.maximum.accumulate(expected, axis=0)  # per column: the largest speed-up up to each count
+    supplied = at >= 0
+    fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
+    with np.errstate(divide="ignore"):
+        hours = one_card_hours / fastest + extra
+    unreachable = ~matching | ~supplied
+    cost = np.where(unreachable, np.inf, cost)
+    hours = np.where(unreachable, np.inf, hours)
+    return RowBounds(cost=cost, hours=hours)
+
+
+def _smallest(values: FloatArray, count: int) -> IntArray:
+    """Indices of the ``count`` smallest finite ``values`` (fewer when fewer are finite)."""
+    finite = np.flatnonzero(np.isfinite(values))
+    if finite.size <= count:
+        return finite
+    chosen: IntArray = finite[np.argpartition(values[finite], count - 1)[:count]]
+    return chosen
+
+
+def seed_rows(bounds: RowBounds, request: QuoteRequest, forced: IntArray) -> IntArray:
+    """The rows billed first: the smallest bounds per key, and the ``forced`` ones (combined plans)."""
+    count = 2 * request.limit + _SEED_EXTRA
+    picked = [
+        forced,
+        _smallest(bounds.cost, count),
+        _smallest(bounds.hours, count),
+        _smallest(bounds.value(request.time_value_cny_per_hour), count),
+    ]
+    rows: IntArray = np.unique(np.concatenate(picked).astype(np.int64))
+    return rows
+
+
+def single_card_cost(
+    tables: OfferTables,
+    layout: Layout,
+    speedups: GatheredSpeedups,
+    rows: tuple[FloatArray, FloatArray | None, tuple[FloatArray, FloatArray] | None],
+    runnable: BoolArray,
+) -> float:
+    """The least expected cost of one card over the rows that can be the single-card comparison (at
+    least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans."""
+    one_card_hours, extra_hours, fees = rows
+    column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
+    units, rate = layout.units_rate[:, column]
+    eligible = runnable[column] & (units * tables.unit_cards <= np.maximum(tables.machine_cards, 1))
+    eligible[tables.offer_count :] = False  # combined plans are billed anyway
+    if not eligible.any():
+        return -np.inf
+    hours = one_card_hours / speedups.dense[layout.one_card_column]
+    if extra_hours is not None:
+        hours = hours + extra_hours
+    with np.errstate(invalid="ignore", over="ignore"):
+        cost = billed_hours(hours, tables.granularity_hours, tables.min_billed_hours) * rate
+        if fees is not None:
+            cost += fees[0] * hours + fees[1]
+    return float(cost[eligible].min())
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """The keys no row past which can be returned: cost, hours and the ranking's value."""
+
+    cost: float
+    hours: float
+    value: float
+
+
+def _kth(keys: FloatArray, k: int) -> float:
+    return float(np.partition(keys, k - 1)[k - 1])
+
+
+def key_thresholds(
+    request: QuoteRequest,
+    figures: tuple[FloatArray, FloatArray],
+    qualifying: BoolArray,
+    *,
+    qualifying_everywhere: int,
+    spot: BoolArray,
+    single_cost: float,
+    any_safe: bool,
+) -> Thresholds | None:
+    """The thresholds from the billed rows' candidates (``figures``: their expected cost and hours);
+    None when they cannot settle which rows can be returned (fewer candidates than the response takes,
+    or a spot recommendation with no plan without it among them)."""
+    cost, hours = figures[0][qualifying], figures[1][qualifying]
+    if cost.size == 0:
+        return None
+    rank_by, limit, time_value = request.rank_by, request.limit, request.time_value_cny_per_hour
+    value = cost if time_value is None else cost + time_value * hours
+    ranked = hours if rank_by == "time" else value if rank_by == "value" else cost
+    if cost.size < min(limit, qualifying_everywhere):
+        return None
+    k = min(limit, cost.size)
+    everything = cost.size == qualifying_everywhere
+    thresholds = [
+        np.inf if everything else (_kth(cost, k) if rank_by == "cost" else float(cost.min())),
+        np.inf if everything else (_kth(hours, k) if rank_by == "time" else float(hours.min())),
+        np.inf if everything else (_kth(value, k) if rank_by == "value" else -np.inf),
+    ]
+    thresholds[0] = max(thresholds[0], single_cost)
+    key = {"cost": 0, "time": 1, "value": 2}[rank_by]
+    # The recommendation is spot when any candidate at the top key is (its tie-breakers aside).
+    if any_safe and spot[qualifying][ranked == ranked.min()].any():
+        safe = ~spot[qualifying]
+        if not safe.any():
+            return None
+        thresholds[key] = max(thresholds[key], float(ranked[safe].min()))
+    return Thresholds(*(bound + abs(bound) * _MARGIN + _MARGIN for bound in thresholds))
+
+
+def kept_rows(
+    bounds: RowBounds, thresholds: Thresholds, forced: IntArray, time_value: float | None
+) -> IntArray:
+    """Every row whose bounds can reach a threshold, and the ``forced`` ones."""
+    kept = (bounds.cost <= thresholds.cost) | (bounds.hours <= thresholds.hours)
+    kept |= bounds.value(time_value) <= thresholds.value
+    rows: IntArray = np.union1d(np.flatnonzero(kept), forced)
+    return rows

@@ -1,0 +1,84 @@
+"""Bound pruning answers exactly what the exhaustive evaluation answers, over thousands of requests.
+
+``FastPaths.bound_pruning`` bills only the rows whose lower bounds can reach what a response returns
+(``service.quote.evaluate.pruning``). Here it runs on tables of every size (the service prunes only large
+ones) and each answer is compared byte for byte with the reference evaluation (every fast path off) over
+seeded catalogs of several sizes and shapes, and seeded requests, each asked as drawn and again with a
+vendor filter that removes the vendors of the offers its own answer returned (the rows a pruning would
+have kept), so the next-best rows must be found among those it set aside.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from typing import Any
+
+import msgspec
+import pytest
+
+from schemas.quote import QuoteRequest
+from service.errors import InvalidRequest
+from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
+from service.quote.evaluate import evaluation
+from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.seeded import answers, catalog, requests
+
+_PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
+_REFERENCE = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths.none())
+# (seed, offers, clusters, packaged vendors): small and large tables, many packages or none.
+_CATALOGS = (
+    (21, 60, 4, 2),
+    (22, 240, 12, 6),
+    (23, 600, 20, 10),
+    (24, 900, 0, 0),
+    (25, 400, 40, 3),
+)
+_REQUESTS = 240
+
+
+@cache
+def _catalog(at: int) -> Snapshot:
+    seed, offers, clusters, packaged = _CATALOGS[at]
+    return catalog(seed, offers, clusters=clusters, packaged_vendors=packaged)
+
+
+def _without_returned_vendors(snapshot: Snapshot, request: QuoteRequest, seed: int) -> QuoteRequest:
+    """``request`` filtered to the vendors its own answer did not return (a random half of them)."""
+    try:
+        returned = {quote.vendor for quote in build_quote(snapshot, request, options=_PRUNED).quotes}
+    except InvalidRequest:  # a refused request stays refused; ask it as drawn
+        return request
+    others = sorted({offer.vendor for offer in snapshot.offers} - returned)
+    rng = random.Random(seed)
+    kept = rng.sample(others, k=max(1, len(others) // 2)) if others else ["none-such"]
+    return msgspec.structs.replace(request, vendors=kept)
+
+
+@pytest.mark.parametrize("at", range(len(_CATALOGS)))
+def test_pruned_answers_are_the_exhaustive_ones(at: int) -> None:
+    snapshot = _catalog(at)
+    drawn = list(requests(_CATALOGS[at][0], _REQUESTS, snapshot))
+    filtered = [_without_returned_vendors(snapshot, request, index) for index, request in enumerate(drawn)]
+    asked = drawn + filtered
+    assert answers(snapshot, asked, _PRUNED) == answers(snapshot, asked, _REFERENCE)
+
+
+def test_pruning_bills_fewer_cells_than_the_whole_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison above means something only if pruning sets rows aside: on the largest catalog a
+    plain request without limits bills a fraction of the cells the reference bills."""
+    snapshot = _catalog(3)
+    request = msgspec.convert({"workload": {"gpu_hours": 100, "reference_gpu": "rtx4090"}}, QuoteRequest)
+    billed: list[int] = []
+    original = evaluation._evaluation
+
+    def counting(*args: Any, **kwargs: Any) -> evaluation.Evaluation:
+        result = original(*args, **kwargs)
+        billed.append(result.cells.size)
+        return result
+
+    monkeypatch.setattr(evaluation, "_evaluation", counting)
+    build_quote(snapshot, request, options=_PRUNED)
+    build_quote(snapshot, request, options=_REFERENCE)
+    pruned, whole = billed
+    assert pruned < whole / 4
