@@ -15,12 +15,14 @@ from functools import cache
 from typing import Any
 
 import msgspec
+import numpy as np
 import pytest
 
 from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
 from service.quote.evaluate import evaluation
+from service.quote.evaluate.layout import Layout
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
 
@@ -82,3 +84,25 @@ def test_pruning_bills_fewer_cells_than_the_whole_table(monkeypatch: pytest.Monk
     build_quote(snapshot, request, options=_REFERENCE)
     pruned, whole = billed
     assert pruned < whole / 4
+
+
+def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Layout.at_cells`` broadcasts the dense counts' rows: it must equal the plain gather on every
+    layout the seeded requests judge (dense and sparse counts, pruned subsets, deadlines, placements)."""
+    snapshot = _catalog(1)
+    layouts: list[Layout] = []
+    original = evaluation._judged
+
+    def capturing(job: Any, layout: Layout, *args: Any) -> Any:
+        layouts.append(layout)
+        return original(job, layout, *args)
+
+    monkeypatch.setattr(evaluation, "_judged", capturing)
+    answers(snapshot, list(requests(31, 80, snapshot)), _PRUNED)
+    assert len({layout.dense for layout in layouts}) > 1
+    rng = np.random.default_rng(5)
+    size = snapshot.tables.size
+    for layout in layouts:
+        values = rng.random(size)
+        assert np.array_equal(layout.at_cells(values), values.take(layout.cell_offer))
+        assert np.array_equal(layout.at_cells(values < 0.5), (values < 0.5).take(layout.cell_offer))

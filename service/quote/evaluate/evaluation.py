@@ -50,7 +50,7 @@ from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, one_card_hours_of
 from service.quote.evaluate.figures import Figure, add_data_fees, bill, fees_per_offer, price_plan_cells
 from service.quote.evaluate.filters import filter_mask
-from service.quote.evaluate.judge import judge, per_cell
+from service.quote.evaluate.judge import judge
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import loss_terms, reads_every_high_end
@@ -261,10 +261,9 @@ def _judged(
     tables, request, fewest_cards = job.tables, job.resolved.request, job.fewest_cards
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
-    cell_offer = layout.cell_offer
-    memory_ok = per_cell(fewest_cards <= tables.max_units * tables.unit_cards, cell_offer, True)
+    memory_ok = _per_cell(layout, fewest_cards <= tables.max_units * tables.unit_cards, True)
     if fewest_cards.max(initial=1.0) > layout.cards[0]:
-        holds = layout.cell_cards >= fewest_cards.take(cell_offer)
+        holds = layout.cell_cards >= layout.at_cells(fewest_cards)
         memory_ok = holds if memory_ok is None else memory_ok & holds
     lead = tables.lead_time_h
     return judge(
@@ -272,13 +271,21 @@ def _judged(
         figures,
         requested,
         (
-            per_cell(job.matching, cell_offer, True),
+            _per_cell(layout, job.matching, True),
             layout.supplies,
             memory_ok,
-            per_cell(job.stale, cell_offer, False),
+            _per_cell(layout, job.stale, False),
         ),
-        lead.take(cell_offer) if request.deadline_hours is not None and lead.any() else None,
+        layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None,
     )
+
+
+def _per_cell(layout: Layout, mask: BoolArray, usual: bool) -> BoolArray | None:
+    """``mask`` (per offer) at each of ``layout``'s cells; None when every offer has the ``usual`` value
+    (``judge`` takes None: nothing to gather)."""
+    if mask.all() if usual else not mask.any():
+        return None
+    return layout.at_cells(mask)
 
 
 def _evaluation(
@@ -318,6 +325,23 @@ def _evaluation(
     )
 
 
+def _rows_with(layout: Layout, cells: BoolArray, rows: int) -> BoolArray:
+    """Per row, whether any of its cells is set in ``cells`` (the dense counts reduced whole)."""
+    head = layout.dense * rows
+    found: BoolArray = np.asarray(cells[:head].reshape(layout.dense, rows).any(axis=0))
+    found[layout.cell_offer[head:][cells[head:]]] = True
+    return found
+
+
+def _merged(first: IntArray, second: IntArray) -> IntArray:
+    """The positions in either ascending array, ascending, once each."""
+    both = np.concatenate((first, second))
+    both.sort()
+    if both.size:
+        both = both[np.concatenate(([True], both[1:] != both[:-1]))]
+    return both
+
+
 def _pruned(job: _Request) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it (then every row is
@@ -326,35 +350,33 @@ def _pruned(job: _Request) -> Evaluation | None:
     bounds = row_bounds(
         tables, job.speedups.scaling, layout.cards, job.one_card_hours[1], job.extra_hours, job.matching
     )
-    forced = tables.plan_rows_and_parts
-    rows = seed_rows(bounds, request, forced)
-    at = layout.cells_of(rows, tables)
+    forced = layout.plan_cells(tables)
+    rows = seed_rows(bounds, request)
+    at = _merged(layout.cells_of(rows, tables), forced)
     billed = _bill(job, layout.subset(at, tables))
     requested = layout.requested
     if billed.plan_keep is not None and layout.plans is not None:
         requested = requested.copy()
         requested[layout.plans.at] &= billed.plan_keep
     runnable, qualifying, used_stale, excluded, high_ok = _judged(job, layout, _NO_FIGURES, requested)
-    spot = tables.interruptible.take(layout.cell_offer)
+    quoted = _rows_with(layout, qualifying, tables.size)
     thresholds = key_thresholds(
         request,
         (billed.figures[Figure.COST_EXPECTED], billed.figures[Figure.HOURS_EXPECTED]),
         qualifying[at],
         qualifying_everywhere=int(np.count_nonzero(qualifying)),
-        spot=spot[at],
+        spot=tables.interruptible.take(billed.layout.cell_offer),
         single_cost=single_card_cost(
             tables, layout, job.speedups, (job.one_card_hours[1], job.extra_hours, job.fees), runnable
         ),
-        any_safe=bool((qualifying & ~spot).any()),
+        any_safe=bool((quoted & ~tables.interruptible).any()),
     )
     if thresholds is None:
         return None
-    kept = kept_rows(bounds, thresholds, forced, request.time_value_cny_per_hour)
+    kept = kept_rows(bounds, thresholds, request.time_value_cny_per_hour)
     if not np.isin(kept, rows, assume_unique=True).all():
-        at = layout.cells_of(np.union1d(rows, kept), tables)
+        at = _merged(layout.cells_of(np.union1d(rows, kept), tables), forced)
         billed = _bill(job, layout.subset(at, tables))
-    quoted = np.zeros(tables.size, dtype=np.bool_)
-    quoted[layout.cell_offer[qualifying]] = True
     judged = (runnable[at], qualifying[at], used_stale, excluded, None if high_ok is None else high_ok[at])
     return _evaluation(job, billed, judged, quoted_offers=quoted)
 

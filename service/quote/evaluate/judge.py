@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from schemas.quote import Excluded, QuoteRequest
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.figures import Figure, unknown_hours
 
-__all__ = ["judge", "limit_rows", "per_cell"]
+__all__ = ["judge", "limit_rows"]
 
 
 def limit_rows(request: QuoteRequest) -> tuple[Figure, Figure]:
@@ -100,11 +100,3 @@ def judge(
     )
     runnable = possible if stale is None or used_stale else possible & ~stale
     return runnable, qualifying, used_stale, excluded, high_ok
-
-
-def per_cell(mask: BoolArray, cell_offer: IntArray, usual: bool) -> BoolArray | None:
-    """``mask`` (per offer) at each cell of ``cell_offer``; None when every offer has the ``usual``
-    value (gathering a flag per cell costs more than judging the cells: ``judge`` takes None)."""
-    if mask.all() if usual else not mask.any():
-        return None
-    return mask.take(cell_offer)

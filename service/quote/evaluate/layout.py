@@ -120,6 +120,16 @@ class Layout:
         at = self.plans.count_at * scaling.expected.shape[1] + scaling.code.take(self.plans.offers)
         return np.stack((scaling.high.take(at), scaling.low.take(at)))
 
+    def at_cells(self, values: _ArrayT) -> _ArrayT:
+        """Per-row ``values`` at each billed cell: the dense counts' whole rows broadcast, then the
+        other cells' rows gathered (the same values ``values.take(cell_offer)`` gives, without reading
+        an index per dense cell)."""
+        head = self.dense * values.shape[0]
+        out = np.empty(self.cells.size, dtype=values.dtype)
+        out[:head].reshape(self.dense, values.shape[0])[:] = values
+        out[head:] = values.take(self.cell_offer[head:])
+        return out  # type: ignore[return-value]
+
     def cells_of(self, rows: IntArray, tables: OfferTables) -> IntArray:
         """Positions (ascending) among ``cells`` of every cell of offers ``rows``."""
         order, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
@@ -129,6 +139,19 @@ class Layout:
         at = np.arange(total) + np.repeat(starts[rows] - (ends - lengths), lengths)
         positions: IntArray = np.sort(order[at])
         return positions
+
+    def plan_cells(self, tables: OfferTables) -> IntArray:
+        """Positions (ascending) of every combined plan's cells and of the cells of the products each
+        combines at its counts: what pricing the plans reads."""
+        if self.plans is None:
+            return np.empty(0, dtype=np.int64)
+        return _PLAN_CELLS.of(self.memos).get(0, lambda: self._plan_cells(tables))
+
+    def _plan_cells(self, tables: OfferTables) -> IntArray:
+        assert self.plans is not None
+        plan_rows = np.arange(tables.offer_count, tables.size)
+        cells = np.union1d(self.cells_of(plan_rows, tables), self.plans.parts_at.ravel())
+        return _frozen(cells.astype(np.int64))
 
     def subset(self, at: IntArray, tables: OfferTables) -> Layout:
         """The layout of this one's cells at positions ``at`` (ascending), every one billed cell by cell;
@@ -171,6 +194,7 @@ def _by_row(cell_offer: IntArray, rows: int) -> tuple[IntArray, IntArray]:
 
 # Each layout's cells grouped by row, for the rows a pruned evaluation bills (``Layout.cells_of``).
 _ROW_CELLS: MemoSlot[int, tuple[IntArray, IntArray]] = MemoSlot("cells by row", size=1)
+_PLAN_CELLS: MemoSlot[int, IntArray] = MemoSlot("plan cells", size=1)
 
 
 def _frozen(array: _ArrayT) -> _ArrayT:

@@ -6,13 +6,15 @@ in ``excluded``, which needs no figures when the request sets no deadline and no
 capacity, memory and stale prices are judged per cell without billing). So each row gets two lower
 bounds, over every count it can be quoted at:
 
+- time: hours ≥ ``H`` / the largest speed-up at a count it can supply, + copy;
 - cost: renting ``n`` cards bills at least ``n / unit cards`` units at the unit rate for at least the
   wall-clock hours, ``H / s(n) + copy``, so cost ≥ rate per card-hour × (``H`` × min over n of
-  ``n / s(n)`` + copy), whatever its granularity, minimum or fees add;
-- time: hours ≥ ``H`` / the largest speed-up at a count it can supply, + copy.
+  ``n / s(n)`` + copy), and at least the rate per card-hour × the time bound billed as the offer bills
+  (whole granules, its minimum: a short job on a month package pays the month), whatever fees add.
 
-A few rows with the smallest bounds per key (and every combined plan with the products it combines) are
-billed first; their k-th best key is then at least the true k-th best, so a row whose bound is past it
+A few rows with the smallest bounds per key are billed first, with every combined plan and the cells of
+the products it combines at its counts (``Layout.plan_cells``: a plan is quoted only where it beats each of
+them); their k-th best key is then at least the true k-th best, so a row whose bound is past it
 can never be returned, and every row whose bound is within it is billed (at most once more). Every cell is
 still judged, so ``excluded`` and the offers that qualify are the whole table's. Requests with a deadline
 or a budget (whose exclusions need every cell's figures), jobs placed in pieces and small tables are
@@ -30,7 +32,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.evaluate.losses import reads_every_high_end
-from service.quote.model.billing import billed_hours
+from service.quote.model.billing import BILLING_TOLERANCE, billed_hours
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
@@ -105,6 +107,16 @@ def row_bounds(
     fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
     with np.errstate(divide="ignore"):
         hours = one_card_hours / fastest + extra
+    # Every count's billed hours are at least the fastest count's, rounded as its offer bills them (the
+    # rounding only rises with the hours): a short job on a day or month package pays a whole period.
+    # Past a thousandth of a granule, billed hours are also at least the wall-clock hours less the
+    # billing tolerance, so the bound above holds once shrunk by it (and only then: a shorter job can
+    # round down to the minimum billed).
+    granularity = tables.granularity_hours
+    with np.errstate(invalid="ignore"):
+        rounded = billed_hours(hours, granularity, tables.min_billed_hours)
+        cost = np.where(hours > BILLING_TOLERANCE * granularity, cost * (1.0 - BILLING_TOLERANCE), 0.0)
+        cost = np.maximum(cost, rate_per_card_hour * rounded)
     unreachable = ~matching | ~supplied
     cost = np.where(unreachable, np.inf, cost)
     hours = np.where(unreachable, np.inf, hours)
@@ -120,11 +132,10 @@ def _smallest(values: FloatArray, count: int) -> IntArray:
     return chosen
 
 
-def seed_rows(bounds: RowBounds, request: QuoteRequest, forced: IntArray) -> IntArray:
-    """The rows billed first: the smallest bounds per key, and the ``forced`` ones (combined plans)."""
+def seed_rows(bounds: RowBounds, request: QuoteRequest) -> IntArray:
+    """The rows billed first: the smallest bounds per key."""
     count = 2 * request.limit + _SEED_EXTRA
     picked = [
-        forced,
         _smallest(bounds.cost, count),
         _smallest(bounds.hours, count),
         _smallest(bounds.value(request.time_value_cny_per_hour), count),
@@ -208,14 +219,16 @@ def key_thresholds(
         if not safe.any():
             return None
         thresholds[key] = max(thresholds[key], float(ranked[safe].min()))
-    return Thresholds(*(bound + abs(bound) * _MARGIN + _MARGIN for bound in thresholds))
+    return Thresholds(*(_widened(bound) for bound in thresholds))
 
 
-def kept_rows(
-    bounds: RowBounds, thresholds: Thresholds, forced: IntArray, time_value: float | None
-) -> IntArray:
-    """Every row whose bounds can reach a threshold, and the ``forced`` ones."""
+def _widened(bound: float) -> float:
+    """``bound`` past float noise (an infinite one as it is)."""
+    return bound + abs(bound) * _MARGIN + _MARGIN if np.isfinite(bound) else bound
+
+
+def kept_rows(bounds: RowBounds, thresholds: Thresholds, time_value: float | None) -> IntArray:
+    """Every row whose bounds can reach a threshold."""
     kept = (bounds.cost <= thresholds.cost) | (bounds.hours <= thresholds.hours)
     kept |= bounds.value(time_value) <= thresholds.value
-    rows: IntArray = np.union1d(np.flatnonzero(kept), forced)
-    return rows
+    return np.flatnonzero(kept)

@@ -106,16 +106,6 @@ class OfferTables:
     def size(self) -> int:
         return len(self.offers)
 
-    @property
-    def plan_rows_and_parts(self) -> IntArray:
-        """The combined plans' rows and every offer they combine, ascending (billed together)."""
-        rows: IntArray = np.unique(
-            np.concatenate(
-                (np.arange(self.offer_count, self.size), self.plan_arrays.part_rows.ravel())
-            ).astype(np.int64)
-        )
-        return rows
-
 
 def _codes(values: Sequence[str]) -> tuple[tuple[str, ...], IntArray]:
     vocabulary = tuple(sorted(set(values)))
