@@ -272,7 +272,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
         cell_offer=_frozen(cell_offer),
         cell_cards=_frozen(cards[cell_count]),
         requested=_frozen(requested.ravel()[cells]),
-        units_rate=_frozen(units_rate.reshape(2, -1)[:, cells]),
+        units_rate=_frozen(np.ascontiguousarray(units_rate.reshape(2, -1)[:, cells])),
         supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
         dense=dense,
         bounds_up_front=not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS),

@@ -36,7 +36,7 @@ from service.quote.model.scaling import ScalingCurve
 from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
 
-__all__ = ["AskedCounts", "BatchJob", "SoldCounts", "plan_candidates"]
+__all__ = ["AskedCounts", "BatchJob", "SoldCounts", "plan_candidates", "sold_already"]
 
 
 def plan_candidates(
@@ -54,6 +54,20 @@ def plan_candidates(
         rows = np.flatnonzero(bound_cards)
         requested[np.searchsorted(counts, bound_cards[rows]), rows] = True
     return counts, requested
+
+
+def sold_already(tables: OfferTables, max_cards: int, deadline_cards: IntArray) -> bool:
+    """Whether each row's fewest cards meeting a deadline (``(k, rows)``, 0: none) is a count the row
+    sells up to ``max_cards``: then the deadline adds no candidate to ``SoldCounts`` (most rows sell
+    every count of a machine), and the job shares its layout instead of building one of its own."""
+    bound_at, rows = np.nonzero(deadline_cards)
+    cards = deadline_cards[bound_at, rows]
+    counts = np.asarray(tables.plan_counts)
+    if counts.size == 0:
+        return cards.size == 0
+    at = np.minimum(np.searchsorted(counts, cards), counts.size - 1)
+    sold = (counts[at] == cards) & (cards <= max_cards)
+    return bool(sold.all() and tables.sells[at[sold], rows[sold]].all())
 
 
 class AskedCounts(Candidates, frozen=True, gc=False):
@@ -199,5 +213,7 @@ class BatchJob(JobKind):
             asked.max_plan_cards,
             lookup=fast.deadline_lookup,
         )
+        if sold_already(tables, asked.max_plan_cards, deadline_cards):
+            return SoldCounts(asked.max_plan_cards)  # the same candidates: the shared layout
         deadline_cards.flags.writeable = False
         return SoldCountsByDeadline(asked.max_plan_cards, ArrayKey(deadline_cards))

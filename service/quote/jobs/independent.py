@@ -172,39 +172,51 @@ class RunPlacement(Candidates, frozen=True, gc=False):
     def inputs(self, tables: OfferTables) -> LayoutInputs:
         per_run = self.cards_per_run.array
         matching = self.matching.array
-        wanted: set[int] = set(self.card_counts or ())
-        by_row: list[set[int]] = []
         if self.card_counts is None:
-            for row in range(tables.size):
-                run_cards = int(per_run[row])
-                if not matching[row] or run_cards > self.max_cards:
-                    by_row.append(set())
-                    continue
-                most = (
-                    self.max_cards // run_cards
-                    if self.runs is None
-                    else min(self.runs, self.max_cards // run_cards)
-                )
-                per_machine = max(int(tables.machine_cards[row]) // run_cards, 1)
-                totals = {at_once * run_cards for at_once in _default_runs_at_once(per_machine, most)}
-                if self.deadline_cards is not None and self.deadline_cards.array[row] > 0:
-                    totals.add(int(self.deadline_cards.array[row]))
-                by_row.append(totals)
-                wanted |= totals
-        counts = tuple(sorted({1, *wanted}))
-        cards = np.array(counts, dtype=np.float64)
-        if self.card_counts is None:
-            requested = np.zeros((cards.size, tables.size), dtype=np.bool_)
-            position = {count: at for at, count in enumerate(counts)}
-            for row, totals in enumerate(by_row):
-                requested[[position[total] for total in totals], row] = True
+            counts, requested = self._default_candidates(tables, per_run, matching)
+            cards = np.array(counts, dtype=np.float64)
         else:
+            counts = tuple(sorted({1, *self.card_counts}))
+            cards = np.array(counts, dtype=np.float64)
             asked = np.isin(cards, self.card_counts)[:, None]
             requested = asked & (cards[:, None] % per_run == 0) & (cards[:, None] >= per_run) & matching
         units, placed, machines = run_units(tables, per_run, cards)
         return LayoutInputs(
             counts=counts, requested=requested, units_rented=units, placed=placed, machines=machines
         )
+
+    def _default_candidates(
+        self, tables: OfferTables, per_run: FloatArray, matching: BoolArray
+    ) -> tuple[tuple[int, ...], BoolArray]:
+        """The counts and ``(counts, rows)`` candidates without ``card_counts``: per matching row, whole
+        runs at the default runs at once (``_default_runs_at_once``), which depend only on its run's
+        cards, its machine's and the most runs, so rows alike share one set; and its deadline's cards."""
+        run_cards = per_run.astype(np.int64)
+        active = matching & (run_cards <= self.max_cards)
+        rows = np.flatnonzero(active)
+        run_cards = run_cards[rows]
+        most = self.max_cards // run_cards
+        if self.runs is not None:
+            most = np.minimum(self.runs, most)
+        per_machine = np.maximum(tables.machine_cards[rows].astype(np.int64) // run_cards, 1)
+        alike, group = np.unique(np.stack((run_cards, per_machine, most)), axis=1, return_inverse=True)
+        group = group.ravel()
+        totals = [
+            {at_once * int(cards) for at_once in _default_runs_at_once(int(machine), int(most_runs))}
+            for cards, machine, most_runs in alike.T
+        ]
+        by_deadline = np.zeros(rows.size, dtype=np.int64)
+        if self.deadline_cards is not None:
+            by_deadline = self.deadline_cards.array[rows]
+        met = by_deadline > 0
+        counts = tuple(sorted(set().union({1}, *totals, by_deadline[met].tolist())))
+        position = {count: at for at, count in enumerate(counts)}
+        requested = np.zeros((len(counts), tables.size), dtype=np.bool_)
+        for at, group_totals in enumerate(totals):
+            members = rows[group == at]
+            requested[np.array([position[total] for total in group_totals])[:, None], members] = True
+        requested[np.searchsorted(counts, by_deadline[met]), rows[met]] = True
+        return counts, requested
 
 
 def cards_per_run(tables: OfferTables, job: Job, fewest_cards: FloatArray) -> FloatArray:
