@@ -59,6 +59,7 @@ from service.quote.evaluate.pruning import (
     key_thresholds,
     prunes,
     row_bounds,
+    row_speedups,
     seed_rows,
     single_card_cost,
 )
@@ -349,9 +350,8 @@ def _pruned(job: _Request) -> Evaluation | None:
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it (then every row is
     billed)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    bounds = row_bounds(
-        tables, job.speedups.scaling, layout.cards, job.one_card_hours[1], job.extra_hours, job.matching
-    )
+    speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
+    bounds = row_bounds(tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching)
     forced = layout.plan_cells(tables)
     rows = seed_rows(bounds, request)
     at = _merged(layout.cells_of(rows, tables), forced)

@@ -24,14 +24,17 @@ evaluated whole.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 
 from schemas.quote import QuoteRequest
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.evaluate.losses import reads_every_high_end
+from service.quote.jobs import SpeedupRule
 from service.quote.model.billing import BILLING_TOLERANCE, billed_hours
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
@@ -39,15 +42,18 @@ from service.quote.resolve import ResolvedRequest
 
 __all__ = [
     "RowBounds",
+    "RowSpeedups",
     "Thresholds",
     "kept_rows",
     "key_thresholds",
     "prunes",
     "row_bounds",
+    "row_speedups",
     "seed_rows",
     "single_card_cost",
 ]
 
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 # Float noise between a bound and the billed figure it bounds (relative, and in CNY or hours).
 _MARGIN = 1e-9
 # Rows billed first per key beyond the response's quotes.
@@ -83,21 +89,28 @@ class RowBounds:
         return value
 
 
-def row_bounds(
-    tables: OfferTables,
-    scaling: ScalingColumns,
-    cards: FloatArray,
-    one_card_hours: FloatArray,
-    extra_hours: FloatArray | None,
-    matching: BoolArray,
-) -> RowBounds:
-    """``RowBounds`` over the layout's counts (``cards``, ascending) for the expected ``one_card_hours``."""
+@dataclass(frozen=True, slots=True)
+class RowSpeedups:
+    """What the bounds take from a layout and a speed-up rule alone, per row (kept per layout and rule:
+    ``row_speedups``)."""
+
+    least_ratio: FloatArray  # min over the layout's counts of n / s(n) on the row's column
+    fastest: FloatArray  # the largest speed-up at a count the row can supply; 0: it supplies none
+    supplied: BoolArray  # whether the row can supply one of the layout's counts
+    rate_per_card_hour: FloatArray
+
+
+def row_speedups(
+    layout: Layout, tables: OfferTables, rule: SpeedupRule, scaling: ScalingColumns
+) -> RowSpeedups:
+    """``RowSpeedups`` of ``layout`` under ``rule`` (whose columns are ``scaling``), made once."""
+    return _ROW_SPEEDUPS.of(layout.memos).get(rule, lambda: _row_speedups(tables, scaling, layout.cards))
+
+
+def _row_speedups(tables: OfferTables, scaling: ScalingColumns, cards: FloatArray) -> RowSpeedups:
     expected = scaling.expected  # (counts, columns)
     with np.errstate(divide="ignore", invalid="ignore"):
         least_ratio = (cards[:, None] / expected).min(axis=0)  # per column: min over n of n / s(n)
-    extra = 0.0 if extra_hours is None else extra_hours
-    rate_per_card_hour = tables.unit_rate_cny_per_hour / tables.unit_cards
-    cost = rate_per_card_hour * (one_card_hours * least_ratio[scaling.code] + extra)
     most_cards = np.minimum(
         np.minimum(tables.max_units, tables.most_units) * tables.unit_cards, tables.available_cards
     )
@@ -105,22 +118,50 @@ def row_bounds(
     best = np.maximum.accumulate(expected, axis=0)  # per column: the largest speed-up up to each count
     supplied = at >= 0
     fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
+    return RowSpeedups(
+        least_ratio=_frozen(least_ratio[scaling.code]),
+        fastest=_frozen(fastest),
+        supplied=_frozen(supplied),
+        rate_per_card_hour=_frozen(tables.unit_rate_cny_per_hour / tables.unit_cards),
+    )
+
+
+def _frozen(array: _ArrayT) -> _ArrayT:
+    array.flags.writeable = False
+    return array
+
+
+def row_bounds(
+    tables: OfferTables,
+    speeds: RowSpeedups,
+    one_card_hours: FloatArray,
+    extra_hours: FloatArray | None,
+    matching: BoolArray,
+) -> RowBounds:
+    """``RowBounds`` for the expected ``one_card_hours`` (module docstring)."""
+    extra = 0.0 if extra_hours is None else extra_hours
+    rate_per_card_hour = speeds.rate_per_card_hour
+    cost = rate_per_card_hour * (one_card_hours * speeds.least_ratio + extra)
     with np.errstate(divide="ignore"):
-        hours = one_card_hours / fastest + extra
+        hours = one_card_hours / speeds.fastest + extra
     # Every count's billed hours are at least the fastest count's, rounded as its offer bills them (the
     # rounding only rises with the hours): a short job on a day or month package pays a whole period.
-    # Past a thousandth of a granule, billed hours are also at least the wall-clock hours less the
-    # billing tolerance, so the bound above holds once shrunk by it (and only then: a shorter job can
-    # round down to the minimum billed).
+    # Past the billing tolerance's share of a granule, billed hours are also at least the wall-clock
+    # hours less that tolerance, so the bound above holds once shrunk by it (and only then: a shorter
+    # job can round down to the minimum billed).
     granularity = tables.granularity_hours
     with np.errstate(invalid="ignore"):
         rounded = billed_hours(hours, granularity, tables.min_billed_hours)
         cost = np.where(hours > BILLING_TOLERANCE * granularity, cost * (1.0 - BILLING_TOLERANCE), 0.0)
         cost = np.maximum(cost, rate_per_card_hour * rounded)
-    unreachable = ~matching | ~supplied
+    unreachable = ~matching | ~speeds.supplied
     cost = np.where(unreachable, np.inf, cost)
     hours = np.where(unreachable, np.inf, hours)
     return RowBounds(cost=cost, hours=hours)
+
+
+# Per layout, the bounds' speed-ups for the rules seen lately.
+_ROW_SPEEDUPS: MemoSlot[SpeedupRule, RowSpeedups] = MemoSlot("row speed-ups", size=8)
 
 
 def _smallest(values: FloatArray, count: int) -> IntArray:
