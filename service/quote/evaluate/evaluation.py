@@ -332,7 +332,7 @@ def _rows_with(layout: Layout, cells: BoolArray, rows: int) -> BoolArray:
     found = np.zeros(rows, dtype=np.bool_)
     for count in range(layout.dense):  # a pass per count: faster than reducing across the counts
         found |= cells[count * rows : (count + 1) * rows]
-    found[layout.cell_offer[head:][cells[head:]]] = True
+    found[layout.cell_offer.take(head + np.flatnonzero(cells[head:]))] = True
     return found
 
 
