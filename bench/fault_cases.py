@@ -24,7 +24,7 @@ from fault_edges import (
     slow_vendor_startup,
     stderr_json,
 )
-from faults import (
+from fault_stack import (
     ADMIN_KEY,
     Row,
     Stack,

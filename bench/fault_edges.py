@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import httpx
-from faults import Replica, Row, Stack, catalog, expected_catalog, lost, probe, refresh
+from fault_stack import Replica, Row, Stack, catalog, expected_catalog, lost, probe, refresh
 
 
 def _hostile_bodies(count: int) -> list[bytes]:

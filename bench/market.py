@@ -44,7 +44,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -59,6 +58,7 @@ from market_measures import (  # noqa: E402
     measure_memory,
     measure_varied,
 )
+from market_plan import FULL, QUICK, Plan  # noqa: E402
 from market_rebuild import measure_rebuild  # noqa: E402
 from market_servers import Server, catalog_server, floor_app  # noqa: E402
 
@@ -66,24 +66,6 @@ from service.cli import DEFAULT_SERVER, run_server  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 MEASURES = (1, 2, 3, 4, 5, 6)
-
-
-@dataclass(frozen=True)
-class Plan:
-    """Catalog sizes, request counts and durations of one run."""
-
-    small_offers: int
-    medium_offers: int
-    large_offers: int
-    quotes_per_median: int
-    varied_requests: int
-    wrk_duration_s: int
-    wrk_connections: int
-    steady_s: float
-
-
-FULL = Plan(2_000, 18_000, 96_000, 300, 200, 5, 32, 20.0)
-QUICK = Plan(2_000, 4_000, 12_000, 60, 60, 2, 32, 5.0)
 
 
 def _commit() -> str:

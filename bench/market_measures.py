@@ -22,7 +22,7 @@ from market_servers import Server, catalog_server, floor_server
 from quote import synthetic_snapshot  # bench/quote.py
 
 if TYPE_CHECKING:
-    from market import Plan
+    from market_plan import Plan
 
 __all__ = [
     "measure_clusters",

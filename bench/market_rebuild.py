@@ -29,7 +29,7 @@ from market_requests import default_request
 from market_servers import catalog_server, feeds_env, private_redis, refresh
 
 if TYPE_CHECKING:
-    from market import Plan
+    from market_plan import Plan
 
 __all__ = ["measure_rebuild"]
 
