@@ -18,7 +18,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -59,6 +59,9 @@ class RefreshService:
     observers: list[ProgressCallback] = field(default_factory=list)
     # The offers and statuses this process serves, to refill a store that lost them.
     held_contents: Callable[[], StoreContents | None] | None = None
+    # Awaited after a refresh or a restore wrote the store, before it returns: the process's own snapshot
+    # catches up (``SnapshotCache.catch_up``), so whoever asked is answered from what was written.
+    after_write: Callable[[], Awaitable[None]] | None = None
 
     def select(self, vendor_id: str | None) -> list[VendorConfig]:
         if vendor_id is None:
@@ -103,6 +106,7 @@ class RefreshService:
             version = await self.store.version()
         finally:
             await self.store.unlock(token)
+        await self._written()
         return RefreshReport(
             ok=all(outcome.ok for outcome in outcomes),
             vendors=list(outcomes),
@@ -131,15 +135,21 @@ class RefreshService:
         token = uuid.uuid4().hex
         if not await self.store.try_lock(token, self.lock_ttl_s):
             return []
+        restored: list[str] = []
         try:
             stored = await self.store.read(expected_vendors=self._configured)
-            restored: list[str] = []
             for vendor, offers, status in restorable(stored, kept, self._configured):
                 await self.store.write_vendor(vendor, offers, status)
                 restored.append(vendor)
-            return restored
         finally:
             await self.store.unlock(token)
+        if restored:
+            await self._written()
+        return restored
+
+    async def _written(self) -> None:
+        if self.after_write is not None:
+            await self.after_write()
 
     async def _acquire(self, token: str, wait_s: float) -> None:
         deadline = time.monotonic() + wait_s

@@ -185,6 +185,7 @@ def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
         namespace=settings.redis_namespace,
         history=history_bounds(settings),
         on_fault=lambda kind: metrics.STORE_FAULTS.labels(kind).inc(),
+        decode_nice=settings.snapshot_build_nice,
     )
     return store, "redis-cluster" if is_cluster(client) else "redis"
 
@@ -217,6 +218,7 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         vendors=[vendor.id for vendor in vendors],
         check=snapshot_check(settings, catalog, vendors),
         on_kept=restorer.schedule,
+        build_nice=settings.snapshot_build_nice,
     )
 
     def store_written(outcome: VendorRefresh) -> None:
@@ -236,6 +238,7 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         lock_ttl_s=settings.refresh_lock_ttl_s,
         observers=[metrics.record_refresh, store_written],
         held_contents=snapshots.held_contents,
+        after_write=snapshots.catch_up,
     )
     restorer.refresher = refresher
     return AppServices(
