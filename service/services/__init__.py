@@ -190,6 +190,12 @@ def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
     return store, "redis-cluster" if is_cluster(client) else "redis"
 
 
+def store_write_slots(settings: Settings) -> int:
+    """Vendors a refresh writes to Redis at once: half the connection pool, so the writes never wait for
+    a connection (which fails past the store deadline) and the rest of the pool serves requests."""
+    return max(1, settings.redis_max_connections // 2)
+
+
 def _report_snapshot(snapshot: Snapshot) -> None:
     offers_by_vendor: dict[str, int] = {}
     for offer in snapshot.offers:
@@ -239,6 +245,7 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         observers=[metrics.record_refresh, store_written],
         held_contents=snapshots.held_contents,
         after_write=snapshots.catch_up,
+        max_store_writes=store_write_slots(settings),
     )
     restorer.refresher = refresher
     return AppServices(
