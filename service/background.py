@@ -8,6 +8,10 @@ times per quote. At nice 19 the scheduler runs the thread on the CPU the loop le
 CPU, the quote p99 while snapshots are built over the p99 without: at 96,000 offers 6.5 at the loop's
 priority, 1.2 at nice 19; at 12,000 offers 8.0, 6.6 at nice 10, 1.5 at nice 19.
 
+A thread inherits the priority of the thread that starts it, so the threads polars starts on first use
+are started before the first background thread is: started by a build, they would run every later
+polars call at the lowest priority too.
+
 The price of the priority: under a load that keeps the CPU busy, the work takes longer (the held
 snapshot, whose quotes say how old their prices are, serves meanwhile).
 
@@ -31,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, suppress
 from typing import ParamSpec, TypeVar
 
+import polars
+
 __all__ = ["BACKGROUND_NICE", "BackgroundThread"]
 
 P = ParamSpec("P")
@@ -44,6 +50,7 @@ class BackgroundThread:
     it in thread dumps and logs. Work handed to it runs one piece at a time, in order."""
 
     def __init__(self, name: str, *, nice: int = BACKGROUND_NICE) -> None:
+        _start_library_pools()
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix=name, initializer=_lower_priority, initargs=(nice,)
         )
@@ -57,6 +64,12 @@ class BackgroundThread:
     def close(self) -> None:
         """No more work; what runs ends on its own, what waits is dropped."""
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _start_library_pools() -> None:
+    """polars' threads (its compute pool, and the runtime its first query starts), started by this thread
+    at its priority rather than by a background thread's first query at nice 19."""
+    polars.DataFrame({"started": [0]}).select(polars.col("started").sum())
 
 
 class _CollectorPause(AbstractContextManager[None]):

@@ -7,7 +7,9 @@ import gc
 import os
 import sys
 import threading
+from pathlib import Path
 
+import polars
 import pytest
 
 from service.background import BackgroundThread
@@ -52,3 +54,40 @@ async def test_the_collector_is_paused_while_work_runs_and_back_after_even_when_
         assert gc.isenabled()
     finally:
         thread.close()
+
+
+def _threads_at_nice(nice: int) -> set[int]:
+    found = set()
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a thread that ended meanwhile
+            continue
+        if int(fields[16]) == nice:  # the 19th field of /proc/.../stat: nice
+            found.add(int(task.name))
+    return found
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a thread's own priority is Linux's")
+async def test_a_library_pool_first_used_by_the_work_keeps_the_process_priority() -> None:
+    thread = BackgroundThread("gpuquote-test-background")
+
+    def polars_work() -> int:
+        frame = polars.DataFrame({"cards": list(range(10_000))})
+        return int(frame.select(polars.col("cards").sum()).item())
+
+    try:
+        assert await thread.run(polars_work) == 49_995_000
+        background_id = await thread.run(threading.get_native_id)
+    finally:
+        thread.close()
+    assert _threads_at_nice(19) - {background_id} <= _other_background_threads()
+
+
+def _other_background_threads() -> set[int]:
+    """Threads at nice 19 this test did not start: other tests' background threads still winding down."""
+    return {
+        thread.native_id
+        for thread in threading.enumerate()
+        if thread.name.startswith("gpuquote-") and thread.native_id is not None
+    }
