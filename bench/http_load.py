@@ -9,8 +9,9 @@ installs it). The machine is shared and noisy, so every baseline is measured in 
 2. Production path: ``gpuquote serve`` (the default server, JSON access logs at INFO, the request
    middleware with its metrics, the rate limiter on with a limit no run reaches) over (a) the bundled
    20-offer reference catalog and (b) a 2,000-offer synthetic catalog (a vendors file pointing at static
-   feeds written to a temp folder). wrk sends ``POST /quote`` with a new ``gpu_hours`` on every request
-   (so the per-process quote cache never answers) and, in the same run, ``GET /health`` to the same server.
+   feeds written to a temp folder). wrk sends ``POST /quote`` with a new ``gpu_hours`` on every request,
+   its warm-up included (each run its own range of values, so the per-process quote cache never answers)
+   and, in the same run, ``GET /health`` to the same server.
 3. The engine alone: the median ``build_quote`` over the 2,000 offers for a default request (every card
    count each offer sells), against the time of one ``/health`` request (1 / its req/s).
 
@@ -32,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,16 +55,19 @@ sys.path.insert(0, str(BENCH_DIR))
 from quote import NOW, synthetic_offers, synthetic_snapshot  # noqa: E402  (bench/quote.py)
 
 GPUQUOTE = str(Path(sys.executable).with_name("gpuquote"))
-# Every request a different job length (1.000, 1.001, ... hours): a quote-cache miss that runs the engine.
+# Every request a different job length (1 + index / 1e9 hours, from the index the script starts at): a
+# quote-cache miss that runs the engine.
 _UNIQUE_QUOTE_LUA = """
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-local counter = 0
+local index = {first}
 request = function()
-  counter = counter + 1
-  return wrk.format(nil, nil, nil, string.format([[{template}]], 1 + counter / 1000))
+  index = index + 1
+  return wrk.format(nil, nil, nil, string.format([[{template}]], 1 + index / 1e9))
 end
 """
+# Indices one script may use: more requests than any wrk run here sends.
+_INDICES_PER_SCRIPT = 10_000_000
 _HOURS_MARKER = 12345.678
 _UNITS_MS = {"us": 1e-3, "ms": 1.0, "s": 1e3}
 # The production request shape without card_counts: every count each offer sells (the default plans).
@@ -103,13 +107,19 @@ def _latency_ms(output: str, percentile: str) -> float:
     return float(match[1]) * _UNITS_MS[match[2]] if match else float("nan")
 
 
-def wrk(url: str, *, duration_s: int, connections: int, script: Path | None = None) -> Load:
-    """One bounded wrk run against a loopback URL (after a one-second warm-up)."""
+def wrk(url: str, *, duration_s: int, connections: int, scripts: Callable[[], Path] | None = None) -> Load:
+    """One bounded wrk run against a loopback URL (after a one-second warm-up); ``scripts`` gives each
+    of the two runs a script of its own (``UniqueQuoteScripts``: bodies the other never sends)."""
     if not url.startswith("http://127.0.0.1:"):
         raise ValueError(f"wrk targets loopback only, not {url}")
-    options = ["-s", str(script)] if script else []
-    subprocess.run(["wrk", "-t1", f"-c{connections}", "-d1s", *options, url], capture_output=True, check=True)
-    command = ["wrk", "-t1", f"-c{connections}", f"-d{duration_s}s", "--latency", *options, url]
+
+    def options() -> list[str]:
+        return ["-s", str(scripts())] if scripts else []
+
+    subprocess.run(
+        ["wrk", "-t1", f"-c{connections}", "-d1s", *options(), url], capture_output=True, check=True
+    )
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{duration_s}s", "--latency", *options(), url]
     return parse_wrk(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
 
 
@@ -172,12 +182,21 @@ def _row(name: str, load: Load) -> None:
     )
 
 
-def unique_quote_script(folder: Path) -> Path:
-    """The wrk script sending ``DEFAULT_REQUEST`` with a new ``gpu_hours`` on every request."""
-    template = msgspec.json.encode(DEFAULT_REQUEST).decode().replace(str(_HOURS_MARKER), "%.3f")
-    script = folder / "unique_quote.lua"
-    script.write_text(_UNIQUE_QUOTE_LUA.replace("{template}", template), encoding="utf-8")
-    return script
+@dataclass
+class UniqueQuoteScripts:
+    """wrk scripts sending ``DEFAULT_REQUEST`` with a new ``gpu_hours`` on every request: each script
+    made starts at indices no earlier one used, so no body of a run (warm-up included) is sent twice."""
+
+    folder: Path
+    next_index: int = 0
+
+    def __call__(self) -> Path:
+        first, self.next_index = self.next_index, self.next_index + _INDICES_PER_SCRIPT
+        template = msgspec.json.encode(DEFAULT_REQUEST).decode().replace(str(_HOURS_MARKER), "%.9f")
+        script = self.folder / f"unique_quote_{first}.lua"
+        lua = _UNIQUE_QUOTE_LUA.replace("{template}", template).replace("{first}", str(first))
+        script.write_text(lua, encoding="utf-8")
+        return script
 
 
 def _compare(what: str, rates: Mapping[str, float]) -> None:
@@ -192,14 +211,14 @@ def bench_servers(folder: Path, duration_s: int, connections: int) -> dict[str, 
     """Under each server: /health and unique POST /quote of the service, / of the bare app."""
     print(f"server choice (wrk 1 thread, {connections} connections, {duration_s} s each):")
     env = {"GPUQUOTE_LOG_LEVEL": "INFO"}
-    script = unique_quote_script(folder)
+    scripts = UniqueQuoteScripts(folder)
     health: dict[str, float] = {}
     quotes: dict[str, float] = {}
     for server in SERVERS:
         log = folder / f"{server}.log"
         with served([GPUQUOTE, "serve", "--server", server], env, log) as url:
             service = wrk(url + "/health", duration_s=duration_s, connections=connections)
-            unique = wrk(url + "/quote", duration_s=duration_s, connections=connections, script=script)
+            unique = wrk(url + "/quote", duration_s=duration_s, connections=connections, scripts=scripts)
         with served([sys.executable, __file__, "--serve-bare", server], env, log) as url:
             bare = wrk(url + "/", duration_s=duration_s, connections=connections)
         _row(f"{server}: gpuquote GET /health", service)
@@ -269,7 +288,7 @@ def _access_lines(log: Path) -> int:
 
 def bench_production(folder: Path, duration_s: int, connections: int) -> float:
     """Unique POST /quote against GET /health of the production server; the 2,000-offer /health rate."""
-    script = unique_quote_script(folder)
+    scripts = UniqueQuoteScripts(folder)
     catalogs = {
         "reference catalog (20 offers)": {},
         "synthetic catalog (2,000 offers)": {
@@ -285,7 +304,7 @@ def bench_production(folder: Path, duration_s: int, connections: int) -> float:
         with served([GPUQUOTE, "serve"], env, log) as url:
             offers = httpx.get(url + "/offers", params={"limit": 1}, timeout=10).json()
             health = wrk(url + "/health", duration_s=duration_s, connections=connections)
-            unique = wrk(url + "/quote", duration_s=duration_s, connections=connections, script=script)
+            unique = wrk(url + "/quote", duration_s=duration_s, connections=connections, scripts=scripts)
         print(f"  {name}: {offers.get('total', '?')} offers served")
         _row("GET /health", health)
         _row("POST /quote, a new job every request", unique)

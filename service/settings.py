@@ -66,6 +66,9 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     # Store faults: a total deadline for the per-request version check and /ready, and a pool cap.
     store_deadline_s: Annotated[float, msgspec.Meta(gt=0, le=5)] = 0.5
     redis_max_connections: Annotated[int, msgspec.Meta(ge=1)] = 32
+    # The nice value of the threads that decode and build a new snapshot (service.background): 19 keeps
+    # them off the CPU the requests use; 0 builds faster on a busy CPU, at the requests' expense.
+    snapshot_build_nice: Annotated[int, msgspec.Meta(ge=0, le=19)] = 19
     # Vendor feeds are untrusted: a byte cap per fetched document.
     feed_max_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 8 * 1024 * 1024
     # Proxies whose X-Forwarded-For is trusted for the client address (rate limit); none by default.

@@ -7,7 +7,8 @@ problem into an outage. Without a snapshot there is nothing to serve, and readin
 Readiness never waits on the store longer than ``Settings.store_deadline_s`` (not counting the event
 loop's own delay under load, which is no fault of the store): it runs the same bounded version check a
 request does, then reports the snapshot cache's state (the store's last known health, an empty store,
-values that do not decode or are missing, whether a snapshot is held).
+values that do not decode or are missing, a rebuild that failed, whether a snapshot is held). The version
+and build time it names are the held snapshot's, the one quotes are answered from.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class HealthController(Controller):
         snapshots = services.snapshots
         reason: str | None = None
         try:
-            await snapshots.current()
+            # A rebuild this check starts is waited for as a request once was (within the deadline), so
+            # what it finds in the store is reported now.
+            await snapshots.latest(timeout_s=services.settings.store_deadline_s)
         except StoreUnreachable as error:
             reason = str(error)
         reachable = reason is None and snapshots.store_reachable
@@ -57,6 +60,8 @@ class HealthController(Controller):
             state, reason = "degraded", "store empty: serving the held snapshot until a refresh refills it"
         elif snapshots.store_fault is not None:
             state, reason = "degraded", snapshots.store_fault
+        elif snapshots.rebuild_error is not None:
+            state, reason = "degraded", f"{snapshots.rebuild_error}; serving the held snapshot"
         else:
             state = "ready"
         body = Readiness(

@@ -1,5 +1,9 @@
 """The refresh pipeline: every vendor fetched concurrently, screened, and written atomically per vendor.
 
+Fetches run all at once, store writes ``max_store_writes`` at a time: a vendor's write holds a pooled
+Redis connection for several round trips, and a caller waits at most the store deadline for one, so
+forty vendors writing at once on a pool of 32 failed the last ones ("no free connection in the pool").
+
 One vendor's failure never touches another's offers; a failed vendor keeps its last-known-good offers and
 its status records what went wrong. A lock in the store lets one refresher run at a time across
 processes and replicas; a second one waits up to ``wait_s`` and then gives up with ``RefreshBusy``.
@@ -18,7 +22,7 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -59,6 +63,11 @@ class RefreshService:
     observers: list[ProgressCallback] = field(default_factory=list)
     # The offers and statuses this process serves, to refill a store that lost them.
     held_contents: Callable[[], StoreContents | None] | None = None
+    # Awaited after a refresh or a restore wrote the store, before it returns: the process's own snapshot
+    # catches up (``SnapshotCache.catch_up``), so whoever asked is answered from what was written.
+    after_write: Callable[[], Awaitable[None]] | None = None
+    # Vendors written to the store at once (None: no bound); below the Redis pool's size (build_services).
+    max_store_writes: int | None = None
 
     def select(self, vendor_id: str | None) -> list[VendorConfig]:
         if vendor_id is None:
@@ -84,12 +93,14 @@ class RefreshService:
         try:
             stored = await self.store.read(expected_vendors=self._configured)
             contents = with_held(stored, self._held())
+            writes = asyncio.Semaphore(self.max_store_writes or max(1, len(chosen)))
             async with self.client_factory() as client:
                 outcomes = await asyncio.gather(
                     *(
                         self._refresh_vendor(
                             vendor,
                             client,
+                            writes,
                             contents.offers_by_vendor.get(vendor.id, ()),
                             contents.statuses,
                             on_progress,
@@ -103,6 +114,7 @@ class RefreshService:
             version = await self.store.version()
         finally:
             await self.store.unlock(token)
+        await self._written()
         return RefreshReport(
             ok=all(outcome.ok for outcome in outcomes),
             vendors=list(outcomes),
@@ -131,15 +143,21 @@ class RefreshService:
         token = uuid.uuid4().hex
         if not await self.store.try_lock(token, self.lock_ttl_s):
             return []
+        restored: list[str] = []
         try:
             stored = await self.store.read(expected_vendors=self._configured)
-            restored: list[str] = []
             for vendor, offers, status in restorable(stored, kept, self._configured):
                 await self.store.write_vendor(vendor, offers, status)
                 restored.append(vendor)
-            return restored
         finally:
             await self.store.unlock(token)
+        if restored:
+            await self._written()
+        return restored
+
+    async def _written(self) -> None:
+        if self.after_write is not None:
+            await self.after_write()
 
     async def _acquire(self, token: str, wait_s: float) -> None:
         deadline = time.monotonic() + wait_s
@@ -164,6 +182,7 @@ class RefreshService:
         self,
         vendor: VendorConfig,
         client: httpx.AsyncClient,
+        writes: asyncio.Semaphore,
         previous: Sequence[Offer],
         statuses: Mapping[str, VendorStatus],
         on_progress: ProgressCallback | None,
@@ -178,22 +197,25 @@ class RefreshService:
         )
         try:
             result = await self._fetch(vendor, client)
-            outcome = await self._store_result(vendor, result, previous, status, attempted_at)
+            async with writes:
+                outcome = await self._store_result(vendor, result, previous, status, attempted_at)
         except (VendorFetchError, TimeoutError, StoreUnavailable) as error:
             category, message = _describe(error)
-            outcome = await self._record_failure(
-                vendor, status, attempted_at, category, message, previous if seed else None
-            )
+            async with writes:
+                outcome = await self._record_failure(
+                    vendor, status, attempted_at, category, message, previous if seed else None
+                )
         except Exception as error:  # an adapter bug must not cost the other vendors their refresh
             logger.exception("vendor %s: unexpected error during refresh", vendor.id)
-            outcome = await self._record_failure(
-                vendor,
-                status,
-                attempted_at,
-                "internal",
-                f"internal error: {error!r}",
-                previous if seed else None,
-            )
+            async with writes:
+                outcome = await self._record_failure(
+                    vendor,
+                    status,
+                    attempted_at,
+                    "internal",
+                    f"internal error: {error!r}",
+                    previous if seed else None,
+                )
         outcome = msgspec.structs.replace(outcome, duration_s=round(time.monotonic() - started, 3))
         for callback in (*self.observers, *((on_progress,) if on_progress else ())):
             callback(outcome)

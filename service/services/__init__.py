@@ -185,8 +185,15 @@ def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
         namespace=settings.redis_namespace,
         history=history_bounds(settings),
         on_fault=lambda kind: metrics.STORE_FAULTS.labels(kind).inc(),
+        decode_nice=settings.snapshot_build_nice,
     )
     return store, "redis-cluster" if is_cluster(client) else "redis"
+
+
+def store_write_slots(settings: Settings) -> int:
+    """Vendors a refresh writes to Redis at once: half the connection pool, so the writes never wait for
+    a connection (which fails past the store deadline) and the rest of the pool serves requests."""
+    return max(1, settings.redis_max_connections // 2)
 
 
 def _report_snapshot(snapshot: Snapshot) -> None:
@@ -217,6 +224,7 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         vendors=[vendor.id for vendor in vendors],
         check=snapshot_check(settings, catalog, vendors),
         on_kept=restorer.schedule,
+        build_nice=settings.snapshot_build_nice,
     )
 
     def store_written(outcome: VendorRefresh) -> None:
@@ -236,6 +244,8 @@ def build_services(settings: Settings, *, store: PriceStore | None = None) -> Ap
         lock_ttl_s=settings.refresh_lock_ttl_s,
         observers=[metrics.record_refresh, store_written],
         held_contents=snapshots.held_contents,
+        after_write=snapshots.catch_up,
+        max_store_writes=store_write_slots(settings),
     )
     restorer.refresher = refresher
     return AppServices(

@@ -8,12 +8,60 @@ import logging
 from collections.abc import Callable, Collection
 from datetime import datetime
 
+from schemas.offer import Offer
 from service.quote import Snapshot
 from service.store.base import StoreContents
 
-__all__ = ["build_served", "keep_only", "names_vendor", "patched", "without"]
+__all__ = [
+    "build_served",
+    "held_contents",
+    "keep_only",
+    "missing_after_failure",
+    "names_vendor",
+    "patched",
+    "with_kept",
+    "without",
+]
 
 logger = logging.getLogger("gpuquote.snapshots")
+
+
+def held_contents(snapshot: Snapshot) -> StoreContents:
+    """A snapshot's offers and statuses, grouped by vendor the way the store holds them."""
+    offers: dict[str, list[Offer]] = {}
+    for offer in snapshot.offers:
+        offers.setdefault(offer.vendor, []).append(offer)
+    return StoreContents(version=snapshot.version, offers_by_vendor=offers, statuses=dict(snapshot.statuses))
+
+
+def missing_after_failure(contents: StoreContents, held: Snapshot) -> dict[str, list[Offer]]:
+    """``held``'s offers of each vendor the store holds no offers for whose stored status says its last
+    refresh failed (with their old ``fetched_at``, so they age toward stale).
+
+    That is a store that came back empty and was refilled by a refresher holding no snapshot (the
+    ``gpuquote refresh`` CronJob) while this vendor's feed was down: its offers are missing, not
+    withdrawn. A vendor whose feed succeeds with no offers, or that leaves the vendors file, is not kept.
+    """
+    kept: dict[str, list[Offer]] = {}
+    for offer in held.offers:
+        status = contents.statuses.get(offer.vendor)
+        if offer.vendor in contents.offers_by_vendor or status is None or status.last_error_at is None:
+            continue
+        if status.last_success_at is not None and status.last_success_at >= status.last_error_at:
+            continue
+        kept.setdefault(offer.vendor, []).append(offer)
+    return kept
+
+
+def with_kept(contents: StoreContents, kept: dict[str, list[Offer]]) -> StoreContents:
+    """``contents`` with ``kept`` vendors' offers added."""
+    return StoreContents(
+        version=contents.version,
+        offers_by_vendor={**contents.offers_by_vendor, **kept},
+        statuses=contents.statuses,
+        faults=contents.faults,
+        unreadable_vendors=contents.unreadable_vendors,
+    )
 
 
 def names_vendor(key: str, vendor: str) -> bool:

@@ -3,8 +3,12 @@
 Each request needs the store's version, bounded by ``deadline_s``: concurrent requests share one
 ``GET version`` in flight (so a burst costs Redis one round trip and the pool one connection, not one
 each), and the wait does not count the event loop's own delays (``service.store.deadline``). The catalog
-is decoded and the tables are prepared once per version. Whatever the store does, a held snapshot keeps
-serving and the cache remembers why (the store's state for ``/ready`` and the quotes' warnings):
+is decoded and the tables are prepared once per version, in a thread, one rebuild at a time
+(``_rebuilds``): while it runs every request is answered from the held snapshot at once, and the new one
+is swapped in whole when it is built (only the first build, with nothing held, is waited for). Each
+answer states the snapshot it came from (its version, its prices' fetch times), so an older one served
+meanwhile tells its own facts. Whatever the store does, a held snapshot keeps serving and the cache
+remembers why (the store's state for ``/ready`` and the quotes' warnings):
 
 - unreachable or slower than the deadline: the shared breaker opens, and until it closes only one
   request per probe interval asks the store again;
@@ -14,7 +18,9 @@ serving and the cache remembers why (the store's state for ``/ready`` and the qu
 - contents that decode but cannot be served (a snapshot that fails to build, or to answer a quote and
   the vendor list): the vendors at fault keep their held offers, or the whole held snapshot keeps
   serving; the version is reported as faulty like one that does not decode;
-- empty (a restart without data): the held snapshot keeps serving until a refresh refills it.
+- empty (a restart without data): the held snapshot keeps serving until a refresh refills it;
+- a rebuild that fails by an exception: the held snapshot keeps serving, and the rebuild is tried again
+  once ``retry_after_s`` has passed.
 
 Only configured vendors are served: a vendor that left the vendors file is gone from every answer, even
 before a refresh takes it out of the store.
@@ -29,10 +35,18 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from schemas.offer import Offer
+from service.background import BACKGROUND_NICE, BackgroundThread
 from service.errors import StoreUnreachable
 from service.quote import Snapshot
-from service.services._contents import build_served, keep_only, patched
+from service.services._contents import (
+    build_served,
+    held_contents,
+    keep_only,
+    missing_after_failure,
+    patched,
+    with_kept,
+)
+from service.services._rebuilds import Rebuilds
 from service.store.base import PriceStore, StoreContents, StoreCorrupt, StoreUnavailable
 from service.store.breaker import StoreBreaker
 from service.store.deadline import StoreSlow, wait_for_store
@@ -43,18 +57,15 @@ logger = logging.getLogger("gpuquote.snapshots")
 
 # A check for a snapshot that must answer quotes: raises whatever a request would hit.
 SnapshotCheck = Callable[[Snapshot], None]
+# Builds the served snapshot of store contents (``_contents.build_served``); runs in a thread.
+SnapshotBuild = Callable[
+    [StoreContents, datetime, SnapshotCheck | None, StoreContents | None],
+    tuple[Snapshot | None, dict[str, str]],
+]
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-def held_contents(snapshot: Snapshot) -> StoreContents:
-    """A snapshot's offers and statuses, grouped by vendor the way the store holds them."""
-    offers: dict[str, list[Offer]] = {}
-    for offer in snapshot.offers:
-        offers.setdefault(offer.vendor, []).append(offer)
-    return StoreContents(version=snapshot.version, offers_by_vendor=offers, statuses=dict(snapshot.statuses))
 
 
 @dataclass
@@ -81,6 +92,9 @@ class SnapshotCache:
         vendors: Collection[str] | None = None,
         check: SnapshotCheck | None = None,
         on_kept: Callable[[StoreContents], None] | None = None,
+        build: SnapshotBuild = build_served,
+        retry_after_s: float = 5.0,
+        build_nice: int = BACKGROUND_NICE,
     ) -> None:
         self._store = store
         self._deadline_s = deadline_s
@@ -92,11 +106,13 @@ class SnapshotCache:
         # The configured vendors (None: whatever the store holds), and what a new snapshot must pass.
         self._vendors = frozenset(vendors) if vendors is not None else None
         self._check_snapshot = check
+        self._build_served = build
         # Told about vendors kept from the held snapshot that the store lacks (to write them back).
         self._on_kept = on_kept
         self._snapshot: Snapshot | None = None
         self._check: _Check | None = None
-        self._rebuild: asyncio.Task[Snapshot] | None = None
+        self._rebuilds = Rebuilds(self._rebuild_at, retry_after_s=retry_after_s)
+        self._build_thread = BackgroundThread("gpuquote-snapshot-build", nice=build_nice)
         # The version whose contents did not decode, and what was wrong (kept until the version moves).
         self._fault_version: int | None = None
         self.store_fault: str | None = None
@@ -109,11 +125,17 @@ class SnapshotCache:
         """The snapshot in memory, without asking the store."""
         return self._snapshot
 
+    @property
+    def rebuild_error(self) -> str | None:
+        """Why the last rebuild failed (the held snapshot serves until a retry works), or None."""
+        return self._rebuilds.last_error
+
     def held_contents(self) -> StoreContents | None:
         """The held snapshot as store contents (to seed a store that came back empty)."""
         return held_contents(self._snapshot) if self._snapshot is not None else None
 
     async def current(self) -> Snapshot:
+        """The snapshot to answer with now: the held one while a newer one is built."""
         held = self._snapshot
         if held is not None and not self.breaker.allow():
             self.store_reachable = False
@@ -138,6 +160,23 @@ class SnapshotCache:
         if version is None:  # the check failed; it recorded why
             return self._held_or_raise()
         return await self._at_version(version, held)
+
+    async def latest(self, *, timeout_s: float | None = None) -> Snapshot:
+        """``current``, then the rebuild it started (or found running), waited for at most ``timeout_s``
+        (None: until it ends): what the store holds now, for a caller that should not answer from an
+        older snapshot (``/ready`` reporting what a rebuild found, a process that has just refreshed)."""
+        snapshot = await self.current()
+        if (running := self._rebuilds.running) is not None:
+            await asyncio.wait({running}, timeout=timeout_s)  # not cancelled on a timeout: it goes on
+        return self._snapshot or snapshot
+
+    async def catch_up(self) -> None:
+        """After this process wrote the store: a held snapshot is rebuilt at the store's version before
+        this returns, so the process answers from what it wrote. A process holding none (the refresh
+        command) builds nothing."""
+        if self._snapshot is not None:
+            with suppress(StoreUnreachable):
+                await self.latest()
 
     async def _read_version(self) -> int | None:
         """The store's version, or None after recording why it could not be read."""
@@ -166,70 +205,55 @@ class SnapshotCache:
             if version != self._fault_version:
                 self.store_fault = None
             return held
-        rebuild = self._rebuild
-        if rebuild is None:
-            rebuild = self._rebuild = asyncio.create_task(self._rebuild_at(version))
-            rebuild.add_done_callback(_retrieve)
+        rebuild = self._rebuilds.start(version)
         if held is None:
+            if rebuild is None:  # the last build failed and is not retried yet
+                raise StoreUnreachable(self._rebuilds.last_error or "price snapshot not built yet")
             return await asyncio.shield(rebuild)
-        # The store answered; the new snapshot is built meanwhile, and served once it is there.
-        done, _ = await asyncio.wait({rebuild}, timeout=self._deadline_s)
-        return rebuild.result() if done and not rebuild.cancelled() else held
+        # The new snapshot is built meanwhile (or retried later), and served once it is there.
+        return held
 
     async def _rebuild_at(self, version: int) -> Snapshot:
         try:
-            try:
-                contents = await self._store.read(expected_vendors=self._vendors or ())
-            except StoreUnavailable as error:
-                self._record_failure("read", error)
-                return self._held_or_raise()
-            contents = keep_only(contents, self._vendors)
-            if contents.faults:
-                if contents.version == 0 and self._snapshot is not None:
-                    self._report_faults(version, contents.faults)
-                    return self._snapshot  # the version itself went bad between the two reads
-                contents = patched(contents, self.held_contents())
-            contents = self._kept_failed_vendors(contents)
-            # Building the tables (and checking them) is CPU work: a thread keeps the loop answering.
-            snapshot, unusable = await asyncio.to_thread(self._build, contents)
-            faults = {**contents.faults, **unusable}
-            if faults:
-                self._report_faults(version, faults)
-            else:
-                self._fault_version, self.store_fault = None, None
-            if snapshot is None:
-                return self._held_or_raise()
-            self._snapshot = snapshot
-            self.store_empty = contents.empty
-            if self._on_rebuild is not None:
-                self._on_rebuild(snapshot)
-            return snapshot
-        finally:
-            self._rebuild = None
+            contents = await self._store.read(expected_vendors=self._vendors or ())
+        except StoreUnavailable as error:
+            self._record_failure("read", error)
+            return self._held_or_raise()
+        held = self._snapshot
+        if held is not None and contents.version == held.version and not contents.faults:
+            return held  # asked for again while the last one was built, and nothing moved since
+        contents = keep_only(contents, self._vendors)
+        if contents.faults:
+            if contents.version == 0 and held is not None:
+                self._report_faults(version, contents.faults)
+                return held  # the version itself went bad between the two reads
+            contents = patched(contents, self.held_contents())
+        contents = self._kept_failed_vendors(contents)
+        # Building the tables (and checking them) is CPU work: a thread at the lowest priority keeps the
+        # loop answering (``service.background``).
+        snapshot, unusable = await self._build_thread.run(self._build, contents)
+        faults = {**contents.faults, **unusable}
+        if faults:
+            self._report_faults(version, faults)
+        else:
+            self._fault_version, self.store_fault = None, None
+        if snapshot is None:
+            return self._held_or_raise()
+        self._snapshot = snapshot  # one assignment on the loop: every request sees the old or the new
+        self.store_empty = contents.empty
+        if self._on_rebuild is not None:
+            self._on_rebuild(snapshot)
+        return snapshot
 
     def _build(self, contents: StoreContents) -> tuple[Snapshot | None, dict[str, str]]:
-        return build_served(contents, self._clock(), self._check_snapshot, self.held_contents())
+        return self._build_served(contents, self._clock(), self._check_snapshot, self.held_contents())
 
     def _kept_failed_vendors(self, contents: StoreContents) -> StoreContents:
-        """A vendor the store holds no offers for, whose stored status says its last refresh failed, keeps
-        the offers held here (with their old ``fetched_at``, so they age toward stale), and is reported
-        (``on_kept``) so they can be written back: every replica then serves the same catalog.
-
-        That is a store that came back empty and was refilled by a refresher holding no snapshot (the
-        ``gpuquote refresh`` CronJob) while this vendor's feed was down: its offers are missing, not
-        withdrawn. A vendor whose feed succeeds with no offers, or that leaves the vendors file, is dropped.
-        """
+        """A vendor missing from the store after a failed refresh keeps the offers held here
+        (``_contents.missing_after_failure``), and is reported (``on_kept``) so they can be written back:
+        every replica then serves the same catalog."""
         held = self._snapshot
-        if held is None:
-            return contents
-        kept: dict[str, list[Offer]] = {}
-        for offer in held.offers:
-            status = contents.statuses.get(offer.vendor)
-            if offer.vendor in contents.offers_by_vendor or status is None or status.last_error_at is None:
-                continue
-            if status.last_success_at is not None and status.last_success_at >= status.last_error_at:
-                continue
-            kept.setdefault(offer.vendor, []).append(offer)
+        kept = missing_after_failure(contents, held) if held is not None else {}
         if not kept:
             return contents
         logger.warning(
@@ -238,13 +262,7 @@ class SnapshotCache:
         )
         if self._on_kept is not None:
             self._on_kept(StoreContents(contents.version, kept, contents.statuses))
-        return StoreContents(
-            version=contents.version,
-            offers_by_vendor={**contents.offers_by_vendor, **kept},
-            statuses=contents.statuses,
-            faults=contents.faults,
-            unreadable_vendors=contents.unreadable_vendors,
-        )
+        return with_kept(contents, kept)
 
     def _report_faults(self, version: int, faults: Mapping[str, str]) -> None:
         keys = ", ".join(sorted(faults))
@@ -284,11 +302,13 @@ class SnapshotCache:
         raise StoreUnreachable(f"price store unavailable and no snapshot held: {reason}")
 
     async def aclose(self) -> None:
-        for task in (self._rebuild, self._check.task if self._check else None):
-            if task is not None and not task.done():
-                task.cancel()
-                with suppress(asyncio.CancelledError, StoreUnreachable):
-                    await task
+        await self._rebuilds.aclose()
+        self._build_thread.close()
+        task = self._check.task if self._check else None
+        if task is not None and not task.done():
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
 
 
 def _retrieve(task: asyncio.Task[object]) -> None:

@@ -16,7 +16,6 @@ a reader keeps what it holds for it, a refresher writes that back.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any
 
 from schemas.offer import Offer
 from schemas.vendor import VendorStatus
+from service.background import BackgroundThread
 from service.store.base import (
     DECODE_ERRORS,
     VERSION_READ_BYTES,
@@ -86,10 +86,10 @@ def _names(value: Any) -> set[str]:
 
 
 async def read_contents(
-    client: Any, keys: Keys, expected: Collection[str], fault: FaultCallback
+    client: Any, keys: Keys, expected: Collection[str], fault: FaultCallback, decoder: BackgroundThread
 ) -> StoreContents:
     """One consistent read: the vendor lists first, then version, status, index and every vendor's offers
-    in one MULTI, again if a vendor appeared between the two round trips."""
+    in one MULTI, again if a vendor appeared between the two round trips; decoded on ``decoder``."""
     pipe = client.pipeline(transaction=False)
     pipe.hkeys(keys.index)
     pipe.hkeys(keys.status)
@@ -107,8 +107,9 @@ async def read_contents(
         if not listed <= vendors:  # a vendor appeared between the two round trips
             vendors |= listed
             continue
-        # Decoding a large catalog is CPU work: a thread keeps the event loop answering meanwhile.
-        return await asyncio.to_thread(
+        # Decoding a large catalog is CPU work: a thread at the lowest priority keeps the event loop
+        # answering meanwhile (``service.background``).
+        return await decoder.run(
             _Decoder(keys, fault).contents,
             version_raw,
             statuses_raw,

@@ -33,6 +33,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from schemas.offer import Offer
 from schemas.vendor import PriceChange, VendorStatus
+from service.background import BACKGROUND_NICE, BackgroundThread
 from service.store._redis_client import RedisClient, connect_redis, is_cluster
 from service.store._redis_history import append_history, drop_history, read_history, sweep_streams
 from service.store._redis_read import Keys, read_contents
@@ -109,6 +110,7 @@ class RedisPriceStore:
         history_max_entries: int | None = None,
         history: HistoryBounds | None = None,
         on_fault: FaultCallback | None = None,
+        decode_nice: int = BACKGROUND_NICE,
     ):
         self._client = client
         self._namespace = namespace
@@ -119,6 +121,7 @@ class RedisPriceStore:
         self._history_bounds = bounds
         self._on_fault = on_fault
         self._streams_swept = False
+        self._decoder = BackgroundThread("gpuquote-store-decode", nice=decode_nice)
 
     @property
     def client(self) -> RedisClient:
@@ -145,7 +148,7 @@ class RedisPriceStore:
 
     async def read(self, *, expected_vendors: Collection[str] = ()) -> StoreContents:
         try:
-            return await read_contents(self._client, self._keys, expected_vendors, self._fault)
+            return await read_contents(self._client, self._keys, expected_vendors, self._fault, self._decoder)
         except (RedisError, OSError) as error:
             raise _unavailable("read", error) from None
 
@@ -343,6 +346,7 @@ class RedisPriceStore:
             raise _unavailable("PING", error) from None
 
     async def aclose(self) -> None:
+        self._decoder.close()
         await self._client.aclose()
 
 

@@ -7,6 +7,7 @@ data that is simply gone (the status hash, one vendor's offers)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -243,6 +244,17 @@ async def _read_routes(client: Client, offer_id: str) -> dict[str, int]:
     }
 
 
+async def _degraded(client: Client, wait_s: float = 10.0) -> dict[str, Any]:
+    """``/ready``'s answer once it says degraded (the rebuild that found the fault ended), or the last one
+    when ``wait_s`` ran out."""
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while True:
+        ready: dict[str, Any] = (await client.get("/ready")).json()
+        if ready["status"] == "degraded" or asyncio.get_running_loop().time() > deadline:
+            return ready
+        await asyncio.sleep(0.02)
+
+
 @pytest.mark.parametrize("poison", POISONS, ids=lambda poison: poison.__name__)
 async def test_poisoned_store_never_takes_a_route_down_and_refresh_repairs_it(
     client: Client, redis_url: str, redis_namespace: str, poison: Poison
@@ -309,7 +321,8 @@ async def test_an_oversize_value_is_read_once_per_version(
     raw = connect_redis(redis_url)
     try:
         await vendor_oversize(raw, redis_namespace)
-        assert (await client.get("/offers")).status_code == 200  # reads it once, fails to decode it
+        assert (await client.get("/offers")).status_code == 200  # starts the rebuild that reads it once
+        assert (await _degraded(client))["status"] == "degraded"  # ... and failed to decode it
         sent_before = (await raw.info("stats"))["total_net_output_bytes"]
         for _ in range(20):
             assert (await client.get("/offers")).status_code == 200

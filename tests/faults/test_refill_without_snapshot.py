@@ -48,7 +48,7 @@ async def test_a_vendor_missing_after_a_failed_refill_keeps_its_held_offers(tmp_
     cache._store = refilled  # the same replica, now reading the refilled store
     assert await refilled.version() != held.version
 
-    snapshot = await cache.current()
+    snapshot = await cache.latest()  # the rebuild this read starts, waited for
     by_vendor = {vendor: sorted(o.id for o in snapshot.offers if o.vendor == vendor) for vendor in ("a", "b")}
     assert by_vendor == {"a": ["a:a1", "a:a2"], "b": ["b:b1"]}
     kept = next(offer for offer in snapshot.offers if offer.vendor == "b")
@@ -57,7 +57,7 @@ async def test_a_vendor_missing_after_a_failed_refill_keeps_its_held_offers(tmp_
     # Once b's feed works again, its fresh offers replace the kept ones.
     (tmp_path / "b.json").write_bytes(card_hour_feed({"b2": 6.0}))
     await _refresher(refilled, tmp_path).refresh()
-    snapshot = await cache.current()
+    snapshot = await cache.latest()
     assert sorted(o.id for o in snapshot.offers if o.vendor == "b") == ["b:b2"]
 
 
@@ -72,5 +72,5 @@ async def test_a_vendor_that_succeeds_with_fewer_offers_is_not_padded(tmp_path: 
     (tmp_path / "a.json").write_bytes(card_hour_feed({"a1": 8.0}))
     await _refresher(store, tmp_path).refresh()
 
-    snapshot = await cache.current()
+    snapshot = await cache.latest()
     assert sorted(o.id for o in snapshot.offers if o.vendor == "a") == ["a:a1"]
