@@ -242,7 +242,21 @@ function quoteRow(response, quote, lang) {
     badge.title = translate(lang, "spot_title");
     offer.append(" ", badge);
   }
-  offer.append(element("div", "muted", `${quote.city} · ${quote.offer_id}`));
+  if (quote.held_back) {
+    // The feed now asks another price, held back until a refresh confirms it: said on the row itself.
+    const held = quote.held_back;
+    const badge = element("span", "badge badge-held", translate(lang, "held_back"));
+    badge.title = translate(lang, "held_back_title", {
+      price: money(lang, held.price_cny), previous: money(lang, held.previous_cny) });
+    offer.append(" ", badge);
+  }
+  const place = quote.zone ? `${quote.city} (${quote.zone})` : quote.city;
+  offer.append(element("div", "muted", `${place} · ${quote.offer_id}`));
+  if (quote.city_assumed) {
+    const badge = element("span", "badge badge-assumed", translate(lang, "city_assumed"));
+    badge.title = translate(lang, "city_assumed_title", { zone: quote.zone });
+    offer.append(badge);
+  }
   const gpu = element("td", "", shortGpuName(quote.gpu));
   const cards = element("td", "", String(quote.cards));
   if (quote.nodes > 1) cards.append(element("div", "muted", translate(lang, "nodes", { n: quote.nodes })));

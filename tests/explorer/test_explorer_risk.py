@@ -85,3 +85,45 @@ def test_a_spot_quote_is_marked_spot(page: Page, base_url: str) -> None:
     first = page.locator(ROWS).first
     expect(first.locator(".badge-spot")).to_have_text("spot")
     expect(page.locator(f"{ROWS} .badge-spot")).to_have_count(1)
+
+
+@pytest.mark.parametrize(
+    ("lang", "held", "assumed", "title"),
+    [
+        ("en", "price held back", "city assumed", "The feed now asks ¥14.00 (was ¥6.50)"),
+        ("zh", "价格待确认", "城市为推定", "报价源现报 ¥14.00（原为 ¥6.50）"),
+    ],
+)
+def test_a_held_back_price_and_an_assumed_city_are_marked_on_their_row(
+    page: Page, base_url: str, lang: str, held: str, assumed: str, title: str
+) -> None:
+    """What the operator sees is on the quote's row: a price the feed moved and the service held back,
+    and a zone that names no city (the reply is edited as such a vendor's would read)."""
+
+    def as_held(route: Route) -> None:
+        reply = route.fetch()
+        body = reply.json()
+        body["quotes"][0]["held_back"] = {
+            "offer_id": body["quotes"][0]["offer_id"],
+            "price_cny": 14.0,
+            "previous_cny": 6.5,
+            "change_ratio": 1.15,
+            "seen_at": "2026-11-30T08:00:00Z",
+        }
+        body["quotes"][0]["zone"] = "az-7"
+        body["quotes"][0]["city_assumed"] = True
+        route.fulfill(response=reply, json=body)
+
+    page.route("**/quote", as_held)
+    open_explorer(page, base_url)
+    if lang == "zh":
+        page.select_option("#lang", "zh")
+    _fill_deadline_job(page)
+    page.click("#submit")
+
+    first = page.locator(ROWS).first
+    expect(first.locator(".badge-held")).to_have_text(held)
+    assert title in (first.locator(".badge-held").get_attribute("title") or "")
+    expect(first.locator(".badge-assumed")).to_have_text(assumed)
+    expect(first).to_contain_text("az-7")
+    expect(page.locator(f"{ROWS} .badge-held")).to_have_count(1)
