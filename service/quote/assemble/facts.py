@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from schemas.offer import Pricing, TermPricing, headline_price_cny, pricing_kind
+from schemas.offer import Pricing, headline_price_cny
 from schemas.quote import HeldBackPrice, Lang
 from schemas.vendor import QuarantinedPrice
 from service.ages import age_text
@@ -49,10 +49,7 @@ def _cost_at(pricing: Pricing, cards: int, hours: float) -> float:
 
 
 def _price_text(pricing: Pricing, lang: Lang) -> str:
-    price = format_cny(headline_price_cny(pricing))
-    if isinstance(pricing, TermPricing):
-        return text("price_per_period", lang, price=price, period=text(f"period_{pricing.period}", lang))
-    return text(f"price_per_{pricing_kind(pricing)}", lang, price=price)
+    return rule_of(pricing).price_text(pricing, format_cny(headline_price_cny(pricing)), lang)
 
 
 def held_back(

@@ -127,6 +127,11 @@ class PricingRule(ABC, Generic[P]):
         del pricing, card_hour_cny
         return None
 
+    def price_text(self, pricing: P, price: str, lang: Lang) -> str:
+        """``price`` (formatted) with the unit this kind prices in: "¥6.50 per card-hour"."""
+        del pricing
+        return text(f"price_per_{self.kind}", lang, price=price)
+
     def idle_reason(self, pricing: P, bill: ExpectedBill, lang: Lang) -> str:
         """Why cards billed beyond those asked for sit idle."""
         del pricing

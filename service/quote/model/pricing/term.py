@@ -9,7 +9,7 @@ rents one machine: separately rented machines promise no interconnect between th
 from __future__ import annotations
 
 from schemas.offer import PERIOD_HOURS, TermPricing
-from schemas.quote import LineItem
+from schemas.quote import Lang, LineItem
 from service.quote.model.billing import BillingTerms
 from service.quote.model.pricing.base import LineSheet, OfferWords, Prepaid, PricingRule, compute_line
 from service.quote.prose.texts import hours_text, number_text, text
@@ -19,6 +19,9 @@ __all__ = ["TermRule"]
 
 class TermRule(PricingRule[TermPricing]):
     kind = "term"
+
+    def price_text(self, pricing: TermPricing, price: str, lang: Lang) -> str:
+        return text("price_per_period", lang, price=price, period=text(f"period_{pricing.period}", lang))
 
     def terms(self, pricing: TermPricing) -> BillingTerms:
         period_hours = PERIOD_HOURS[pricing.period]
