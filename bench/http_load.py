@@ -193,10 +193,15 @@ class UniqueQuoteScripts:
     def __call__(self) -> Path:
         first, self.next_index = self.next_index, self.next_index + _INDICES_PER_SCRIPT
         template = msgspec.json.encode(DEFAULT_REQUEST).decode().replace(str(_HOURS_MARKER), "%.9f")
-        script = self.folder / f"unique_quote_{first}.lua"
-        lua = _UNIQUE_QUOTE_LUA.replace("{template}", template).replace("{first}", str(first))
-        script.write_text(lua, encoding="utf-8")
-        return script
+        return unique_quote_script(self.folder / f"unique_quote_{first}.lua", template, first)
+
+
+def unique_quote_script(path: Path, body_template: str, first_index: int) -> Path:
+    """A wrk script at ``path`` POSTing ``body_template`` with its one ``%.9f`` (the job's hours) set to
+    1 + index / 1e9, the index counting up from ``first_index``: a new body every request."""
+    lua = _UNIQUE_QUOTE_LUA.replace("{template}", body_template).replace("{first}", str(first_index))
+    path.write_text(lua, encoding="utf-8")
+    return path
 
 
 def _compare(what: str, rates: Mapping[str, float]) -> None:

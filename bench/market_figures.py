@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
-from http_load import Load, parse_wrk  # bench/http_load.py
+from http_load import Load, parse_wrk, unique_quote_script  # bench/http_load.py
 from market_client import Connection, percentile, recommends
 from market_requests import default_request
 
@@ -22,16 +22,6 @@ __all__ = ["Indices", "Series", "Table", "compact", "progress", "time_quotes", "
 
 _MARKER_HOURS = 12345.678
 _STARTED = time.monotonic()
-# Every request a new gpu_hours, default_request's 1 + index / 1e9, from the index the script starts at.
-_UNIQUE_QUOTE_LUA = """
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-local index = {first}
-request = function()
-  index = index + 1
-  return wrk.format(nil, nil, nil, string.format([[{template}]], 1 + index / 1e9))
-end
-"""
 
 
 def progress(message: str) -> None:
@@ -121,10 +111,7 @@ def _script(folder: Path, first_index: int) -> Path:
         request, workload=msgspec.structs.replace(request.workload, gpu_hours=_MARKER_HOURS)
     )
     template = msgspec.json.encode(marked).decode().replace(str(_MARKER_HOURS), "%.9f")
-    script = folder / f"unique-{first_index}.lua"
-    lua = _UNIQUE_QUOTE_LUA.replace("{template}", template).replace("{first}", str(first_index))
-    script.write_text(lua, encoding="utf-8")
-    return script
+    return unique_quote_script(folder / f"unique-{first_index}.lua", template, first_index)
 
 
 def wrk_unique_quotes(
