@@ -25,11 +25,10 @@ Each layout also keeps the speed-ups gathered per cell for the speed-up curves s
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
 
 import numpy as np
 
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import ArrayT, BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.combined import PricedPlans, plan_cells
@@ -39,7 +38,6 @@ from service.quote.model.tables import OfferTables
 
 __all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout"]
 
-_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 
 # A count at which fewer than this share of the candidates can be read is billed cell by cell.
 _SPARSE_SHARE = 0.5
@@ -103,16 +101,16 @@ class Layout:
         sparse_at = sparse_count * width + scaling.code.take(sparse_offer)
         return GatheredSpeedups(
             scaling=scaling,
-            dense=_frozen(np.take(table[: self.dense], scaling.code, axis=1)),
-            sparse=_frozen(table.take(sparse_at)),
-            low_dense=_frozen(np.take(scaling.low[: self.dense], scaling.code, axis=1)),
-            low_sparse=_frozen(scaling.low.take(sparse_at)),
-            every_bound=_frozen(
+            dense=frozen(np.take(table[: self.dense], scaling.code, axis=1)),
+            sparse=frozen(table.take(sparse_at)),
+            low_dense=frozen(np.take(scaling.low[: self.dense], scaling.code, axis=1)),
+            low_sparse=frozen(scaling.low.take(sparse_at)),
+            every_bound=frozen(
                 np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
             )
             if self.bounds_up_front
             else None,
-            plans=_frozen(np.empty((2, 0)) if self.plans is None else self._plan_speedups(scaling)),
+            plans=frozen(np.empty((2, 0)) if self.plans is None else self._plan_speedups(scaling)),
         )
 
     def _plan_speedups(self, scaling: ScalingColumns) -> FloatArray:
@@ -120,7 +118,7 @@ class Layout:
         at = self.plans.count_at * scaling.expected.shape[1] + scaling.code.take(self.plans.offers)
         return np.stack((scaling.high.take(at), scaling.low.take(at)))
 
-    def at_cells(self, values: _ArrayT) -> _ArrayT:
+    def at_cells(self, values: ArrayT) -> ArrayT:
         """Per-row ``values`` at each billed cell: the dense counts' whole rows broadcast, then the
         other cells' rows gathered (the same values ``values.take(cell_offer)`` gives, without reading
         an index per dense cell)."""
@@ -151,7 +149,7 @@ class Layout:
         assert self.plans is not None
         plan_rows = np.arange(tables.offer_count, tables.size)
         cells = np.union1d(self.cells_of(plan_rows, tables), self.plans.parts_at.ravel())
-        return _frozen(cells.astype(np.int64))
+        return frozen(cells.astype(np.int64))
 
     def subset(self, at: IntArray, tables: OfferTables) -> Layout:
         """The layout of this one's cells at positions ``at`` (ascending), every one billed cell by cell;
@@ -187,19 +185,14 @@ class Layout:
 
 def _by_row(cell_offer: IntArray, rows: int) -> tuple[IntArray, IntArray]:
     """The cells ordered by their row (stably), and where each row's cells start in that order."""
-    order = _frozen(np.argsort(cell_offer, kind="stable"))
-    starts = _frozen(np.searchsorted(cell_offer[order], np.arange(rows + 1)))
+    order = frozen(np.argsort(cell_offer, kind="stable"))
+    starts = frozen(np.searchsorted(cell_offer[order], np.arange(rows + 1)))
     return order, starts
 
 
 # Each layout's cells grouped by row, for the rows a pruned evaluation bills (``Layout.cells_of``).
 _ROW_CELLS: MemoSlot[int, tuple[IntArray, IntArray]] = MemoSlot("cells by row", size=1)
 _PLAN_CELLS: MemoSlot[int, IntArray] = MemoSlot("plan cells", size=1)
-
-
-def _frozen(array: _ArrayT) -> _ArrayT:
-    array.flags.writeable = False
-    return array
 
 
 def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> BoolArray:
@@ -266,18 +259,18 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     sparse = slice(dense * tables.size, None)
     return Layout(
         counts=counts,
-        cards=_frozen(cards),
+        cards=frozen(cards),
         one_card_column=one_card_column,
-        cells=_frozen(cells),
-        cell_offer=_frozen(cell_offer),
-        cell_cards=_frozen(cards[cell_count]),
-        requested=_frozen(requested.ravel()[cells]),
-        units_rate=_frozen(np.ascontiguousarray(units_rate.reshape(2, -1)[:, cells])),
-        supplies=_frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
+        cells=frozen(cells),
+        cell_offer=frozen(cell_offer),
+        cell_cards=frozen(cards[cell_count]),
+        requested=frozen(requested.ravel()[cells]),
+        units_rate=frozen(np.ascontiguousarray(units_rate.reshape(2, -1)[:, cells])),
+        supplies=frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
         dense=dense,
         bounds_up_front=not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS),
-        sparse_at=_frozen(np.stack((cell_count[sparse], cell_offer[sparse]))),
-        sparse_terms=_frozen(
+        sparse_at=frozen(np.stack((cell_count[sparse], cell_offer[sparse]))),
+        sparse_terms=frozen(
             np.stack(
                 (
                     tables.granularity_hours[cell_offer[sparse]],
@@ -286,7 +279,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
             )
         ),
         plans=plan_cells(tables, needed, cards, cells, pruning=fast.plan_pruning) if tables.plans else None,
-        machines=None if inputs.machines is None else _frozen(inputs.machines.ravel()[cells]),
+        machines=None if inputs.machines is None else frozen(inputs.machines.ravel()[cells]),
     )
 
 

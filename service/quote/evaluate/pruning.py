@@ -24,12 +24,11 @@ evaluated whole.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 import numpy as np
 
 from schemas.quote import QuoteRequest
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
@@ -53,7 +52,6 @@ __all__ = [
     "single_card_cost",
 ]
 
-_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 # Float noise between a bound and the billed figure it bounds (relative, and in CNY or hours).
 _MARGIN = 1e-9
 # Rows billed first per key beyond the response's quotes.
@@ -119,16 +117,11 @@ def _row_speedups(tables: OfferTables, scaling: ScalingColumns, cards: FloatArra
     supplied = at >= 0
     fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
     return RowSpeedups(
-        least_ratio=_frozen(least_ratio[scaling.code]),
-        fastest=_frozen(fastest),
-        supplied=_frozen(supplied),
-        rate_per_card_hour=_frozen(tables.unit_rate_cny_per_hour / tables.unit_cards),
+        least_ratio=frozen(least_ratio[scaling.code]),
+        fastest=frozen(fastest),
+        supplied=frozen(supplied),
+        rate_per_card_hour=frozen(tables.unit_rate_cny_per_hour / tables.unit_cards),
     )
-
-
-def _frozen(array: _ArrayT) -> _ArrayT:
-    array.flags.writeable = False
-    return array
 
 
 def row_bounds(

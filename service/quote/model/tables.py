@@ -25,12 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 import numpy as np
 
 from schemas.offer import Offer, pricing_kind
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import Memos
 from service.quote.model.billing import BillingTerms, sold_counts
 from service.quote.model.plans import PlanArrays, PlanRow, build_plans
@@ -40,7 +39,6 @@ from service.quote.model.scaling import ColumnKey, column_keys
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
 
 NO_OFFER = -1
-_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,16 +108,11 @@ class OfferTables:
 def _codes(values: Sequence[str]) -> tuple[tuple[str, ...], IntArray]:
     vocabulary = tuple(sorted(set(values)))
     index = {value: code for code, value in enumerate(vocabulary)}
-    return vocabulary, _frozen(np.array([index[value] for value in values], dtype=np.int64))
-
-
-def _frozen(array: _ArrayT) -> _ArrayT:
-    array.flags.writeable = False
-    return array
+    return vocabulary, frozen(np.array([index[value] for value in values], dtype=np.int64))
 
 
 def _floats(values: Sequence[float]) -> FloatArray:
-    return _frozen(np.array(values, dtype=np.float64))
+    return frozen(np.array(values, dtype=np.float64))
 
 
 def _cheapest_card_hour(offers: Sequence[Offer], key_of: dict[int, tuple[str, ...]]) -> IntArray:
@@ -132,7 +125,7 @@ def _cheapest_card_hour(offers: Sequence[Offer], key_of: dict[int, tuple[str, ..
             key = key_of[index]
             if key not in best or candidate < best[key]:
                 best[key] = candidate
-    return _frozen(
+    return frozen(
         np.array(
             [best[key_of[i]][2] if key_of[i] in best else NO_OFFER for i in range(len(offers))],
             dtype=np.int64,
@@ -182,7 +175,7 @@ def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
     sold = [sold_counts(term) for term in terms]
     counts = tuple(sorted(set().union(*sold)))
     matrix = np.array([[count in row for row in sold] for count in counts], dtype=np.bool_)
-    return counts, _frozen(matrix.reshape(len(counts), len(terms)))
+    return counts, frozen(matrix.reshape(len(counts), len(terms)))
 
 
 def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
@@ -232,19 +225,19 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         region_code=region_code,
         city_code=city_code,
         vendor_code=vendor_code,
-        kind_code=_frozen(np.array(kinds, dtype=np.int64)),
-        machine_code=_frozen(np.array([machine_index[term.machine_cards] for term in terms], dtype=np.int64)),
-        id_order=_frozen(np.array([id_rank[row_id] for row_id in row_ids], dtype=np.int64)),
+        kind_code=frozen(np.array(kinds, dtype=np.int64)),
+        machine_code=frozen(np.array([machine_index[term.machine_cards] for term in terms], dtype=np.int64)),
+        id_order=frozen(np.array([id_rank[row_id] for row_id in row_ids], dtype=np.int64)),
         unit_cards=_floats([term.unit_cards for term in terms]),
         min_units=_floats([term.min_units for term in terms]),
         max_units=_floats([term.max_units for term in terms]),
-        whole_units_only=_frozen(np.array([term.whole_units_only for term in terms], dtype=np.bool_)),
+        whole_units_only=frozen(np.array([term.whole_units_only for term in terms], dtype=np.bool_)),
         unit_rate_cny_per_hour=_floats([term.unit_rate_cny_per_hour for term in terms]),
         granularity_hours=_floats([term.granularity_hours for term in terms]),
         min_billed_hours=_floats([term.min_billed_hours for term in terms]),
         machine_cards=machine_cards,
-        spans_machines=_frozen(np.array([term.spans_machines for term in terms], dtype=np.bool_)),
-        interruptible=_frozen(np.array([term.interruptible for term in terms], dtype=np.bool_)),
+        spans_machines=frozen(np.array([term.spans_machines for term in terms], dtype=np.bool_)),
+        interruptible=frozen(np.array([term.interruptible for term in terms], dtype=np.bool_)),
         spot_stated_per_month=_floats(
             [
                 np.nan if offer.spot_interruptions_per_month is None else offer.spot_interruptions_per_month
@@ -256,7 +249,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         gpu_memory_gb=_floats([offer.gpu_memory_gb for offer in offers]),
         fetched_at_s=_floats([min(real_offers[i].fetched_at.timestamp() for i in rows) for rows in parts]),
         lead_time_h=_floats([max(real_offers[i].lead_time_h or 0.0 for i in rows) for rows in parts]),
-        same_vendor_card_hour=_frozen(
+        same_vendor_card_hour=frozen(
             np.concatenate(
                 [
                     _cheapest_card_hour(
@@ -266,7 +259,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
                 ]
             )
         ),
-        market_card_hour=_frozen(
+        market_card_hour=frozen(
             np.concatenate(
                 [
                     _cheapest_card_hour(
@@ -277,10 +270,8 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
             )
         ),
         scaling_keys=scaling_keys,
-        scaling_code=_frozen(scaling_code),
-        scaling_order=_frozen(scaling_order),
-        scaling_starts=_frozen(
-            np.searchsorted(scaling_code[scaling_order], np.arange(len(scaling_keys) + 1))
-        ),
+        scaling_code=frozen(scaling_code),
+        scaling_order=frozen(scaling_order),
+        scaling_starts=frozen(np.searchsorted(scaling_code[scaling_order], np.arange(len(scaling_keys) + 1))),
         memory_by_gpu={gpu: memory_by_gpu[gpu] for gpu in sorted(memory_by_gpu)},
     )
