@@ -87,8 +87,9 @@ def test_pruning_bills_fewer_cells_than_the_whole_table(monkeypatch: pytest.Monk
 
 
 def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Layout.at_cells`` broadcasts the dense counts' rows: it must equal the plain gather on every
-    layout the seeded requests judge (dense and sparse counts, pruned subsets, deadlines, placements)."""
+    """``Layout.at_cells`` broadcasts the dense counts' rows and ``Layout.rows_with`` reduces them a count
+    at a time: they must equal the plain gather and scatter on every layout the seeded requests judge
+    (dense and sparse counts, pruned subsets, deadlines, placements)."""
     snapshot = _catalog(1)
     layouts: list[Layout] = []
     original = evaluation._judged
@@ -106,3 +107,7 @@ def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.Monke
         values = rng.random(size)
         assert np.array_equal(layout.at_cells(values), values.take(layout.cell_offer))
         assert np.array_equal(layout.at_cells(values < 0.5), (values < 0.5).take(layout.cell_offer))
+        cells = rng.random(layout.cells.size) < 0.01
+        found = np.zeros(size, dtype=np.bool_)
+        found[layout.cell_offer[cells]] = True
+        assert np.array_equal(layout.rows_with(cells, size), found)

@@ -326,16 +326,6 @@ def _evaluation(
     )
 
 
-def _rows_with(layout: Layout, cells: BoolArray, rows: int) -> BoolArray:
-    """Per row, whether any of its cells is set in ``cells`` (the dense counts reduced whole)."""
-    head = layout.dense * rows
-    found = np.zeros(rows, dtype=np.bool_)
-    for count in range(layout.dense):  # a pass per count: faster than reducing across the counts
-        found |= cells[count * rows : (count + 1) * rows]
-    found[layout.cell_offer.take(head + np.flatnonzero(cells[head:]))] = True
-    return found
-
-
 def _merged(first: IntArray, second: IntArray) -> IntArray:
     """The positions in either ascending array, ascending, once each."""
     both = np.concatenate((first, second))
@@ -361,7 +351,7 @@ def _pruned(job: _Request) -> Evaluation | None:
         requested = requested.copy()
         requested[layout.plans.at] &= billed.plan_keep
     runnable, qualifying, used_stale, excluded, high_ok = _judged(job, layout, _NO_FIGURES, requested)
-    quoted = _rows_with(layout, qualifying, tables.size)
+    quoted = layout.rows_with(qualifying, tables.size)
     thresholds = key_thresholds(
         request,
         (billed.figures[Figure.COST_EXPECTED], billed.figures[Figure.HOURS_EXPECTED]),
