@@ -24,7 +24,9 @@ Each layout also keeps the speed-ups gathered per cell for the speed-up curves s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -122,11 +124,7 @@ class Layout:
         """Per-row ``values`` at each billed cell: the dense counts' whole rows broadcast, then the
         other cells' rows gathered (the same values ``values.take(cell_offer)`` gives, without reading
         an index per dense cell)."""
-        head = self.dense * values.shape[0]
-        out = np.empty(self.cells.size, dtype=values.dtype)
-        out[:head].reshape(self.dense, values.shape[0])[:] = values
-        out[head:] = values.take(self.cell_offer[head:])
-        return out  # type: ignore[return-value]
+        return _rows_at_cells(values, self.dense, self.cell_offer[self.dense * values.shape[0] :])
 
     def rows_with(self, cells: BoolArray, rows: int) -> BoolArray:
         """Per row (of ``rows``), whether any of its cells is set in ``cells``: the dense counts a pass
@@ -205,14 +203,32 @@ _ROW_CELLS: MemoSlot[int, tuple[IntArray, IntArray]] = MemoSlot("cells by row", 
 _PLAN_CELLS: MemoSlot[int, IntArray] = MemoSlot("plan cells", size=1)
 
 
-def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables) -> BoolArray:
-    """Whether renting ``units`` gives exactly the cards asked for, within the offer's limits and stock."""
-    billed_cards = units * tables.unit_cards
-    supplies = (units <= tables.max_units) & (billed_cards <= tables.available_cards)
+class _AtCells(Protocol):
+    """Per-row values read at every billed cell of a layout being built (``_rows_at_cells``)."""
+
+    def __call__(self, values: ArrayT) -> ArrayT: ...
+
+
+def _supplies(units: FloatArray, cards: FloatArray, tables: OfferTables, at: _AtCells) -> BoolArray:
+    """Whether renting ``units`` gives exactly the ``cards`` asked for, within the offer's limits and
+    stock (per cell: ``at`` reads each row's figure at every cell)."""
+    billed_cards = units * at(tables.unit_cards)
+    supplies = (units <= at(tables.max_units)) & (billed_cards <= at(tables.available_cards))
     if tables.whole_units_only.any():
         # A bundle supplies exactly n cards only when n is a whole number of bundles.
-        supplies &= ~tables.whole_units_only | (billed_cards == cards)
+        supplies &= ~at(tables.whole_units_only) | (billed_cards == cards)
     return supplies
+
+
+def _rows_at_cells(values: ArrayT, dense: int, sparse_offer: IntArray) -> ArrayT:
+    """Per-row ``values`` at each billed cell: the ``dense`` counts' whole rows repeated, then the other
+    cells' rows (``sparse_offer``) gathered: what ``values.take(cell_offer)`` gives, without reading an
+    index per dense cell."""
+    head = dense * values.shape[0]
+    out = np.empty(head + sparse_offer.size, dtype=values.dtype)
+    out[:head].reshape(dense, values.shape[0])[:] = values
+    out[head:] = values.take(sparse_offer)
+    return out  # type: ignore[return-value]
 
 
 def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> BoolArray:
@@ -242,20 +258,10 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     serving job's replicas placed over several machines, ``jobs.serving``); every cell is then billed.
     """
     counts, units_rented, placed = inputs.counts, inputs.units_rented, inputs.placed
-    requested = inputs.requested
     cards = np.array(counts, dtype=np.float64)
     shape = (cards.size, tables.size)
-    requested = np.array(np.broadcast_to(requested, shape))
+    requested = np.array(np.broadcast_to(inputs.requested, shape))
     one_card_column = counts.index(1)
-    units_rate = np.empty((2, *shape))
-    units = units_rate[0]
-    np.divide(cards[:, None], tables.unit_cards, out=units)
-    np.ceil(units, out=units)
-    np.maximum(tables.min_units, units, out=units)
-    if units_rented is not None:
-        units[...] = units_rented
-    np.multiply(units, tables.unit_rate_cny_per_hour, out=units_rate[1])
-    supplies = _supplies(units, cards[:, None], tables) if placed is None else placed
     needed = (
         np.ones(shape, dtype=np.bool_)
         if units_rented is not None
@@ -267,16 +273,33 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     )
     cell_count, cell_offer = np.divmod(cells, tables.size)
     sparse = slice(dense * tables.size, None)
+    # Only the billed cells are worked out: the grid's other cells are never read.
+    at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=cell_offer[sparse])
+    cell_cards = cards[cell_count]
+    units_rate = np.empty((2, cells.size))
+    units = units_rate[0]
+    if units_rented is not None:
+        units[:] = np.broadcast_to(units_rented, shape).ravel()[cells]
+    else:
+        np.divide(cell_cards, at(tables.unit_cards), out=units)
+        np.ceil(units, out=units)
+        np.maximum(at(tables.min_units), units, out=units)
+    np.multiply(units, at(tables.unit_rate_cny_per_hour), out=units_rate[1])
+    supplies = (
+        _supplies(units, cell_cards, tables, at)
+        if placed is None
+        else np.broadcast_to(placed, shape).ravel()[cells]
+    )
     return Layout(
         counts=counts,
         cards=frozen(cards),
         one_card_column=one_card_column,
         cells=frozen(cells),
         cell_offer=frozen(cell_offer),
-        cell_cards=frozen(cards[cell_count]),
+        cell_cards=frozen(cell_cards),
         requested=frozen(requested.ravel()[cells]),
-        units_rate=frozen(np.ascontiguousarray(units_rate.reshape(2, -1)[:, cells])),
-        supplies=frozen(np.broadcast_to(supplies, shape).ravel()[cells]),
+        units_rate=frozen(units_rate),
+        supplies=frozen(supplies),
         dense=dense,
         bounds_up_front=not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS),
         sparse_at=frozen(np.stack((cell_count[sparse], cell_offer[sparse]))),
