@@ -17,10 +17,15 @@ import pytest
 
 from schemas.quote import QuoteRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot
+from service.quote.evaluate.layout import kept_layouts
+from service.quote.jobs.independent import RunPlacement
+from service.quote.jobs.serving import ReplicaPlacement
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
 
 _SEEDS = (3, 11)
+# No price stale: every offer a candidate, so the combined plans compete with every product they combine.
+_EVERY_PRICE_FRESH_S = 10**9
 _REQUESTS = 60
 # Every path on, bound pruning on tables of every size (the service's threshold skips small ones).
 _FAST = FastPaths(prune_from_rows=0)
@@ -71,3 +76,27 @@ def test_the_seeded_cases_reach_every_path() -> None:
     assert b'"safe":' in joined
     assert sum(line.count(b'"rank":') for line in written) > 10 * len(written) // 2
     assert len(snapshot.tables.plans) >= 6
+
+
+@pytest.mark.parametrize("seed", [3, 7])
+def test_placed_jobs_billed_sparsely_answer_what_the_reference_answers(seed: int) -> None:
+    """Serving replicas and independent runs are placed over machines, and their layouts bill only the
+    cells a response reads, like a batch job's: past the dense counts, a limit judged on the high end
+    reads the combined plans' high costs at those cells (positions among the billed cells, not in the
+    grid), as the reference, which bills every cell, prices them."""
+    snapshot = catalog(seed, offers=1_140, clusters=12)
+    quoted = [request for request in requests(seed, 400, snapshot) if request.workload.kind != "batch"]
+    sparse_with_plans = 0
+    fast: list[bytes] = []
+    for request in quoted:
+        fast += answers(snapshot, [request], QuoteOptions(now=NOW, price_max_age_s=_EVERY_PRICE_FRESH_S))
+        sparse_with_plans += any(
+            layout.dense < len(layout.counts) and layout.plans is not None
+            for candidates, layout in kept_layouts(snapshot.tables)
+            if isinstance(candidates, RunPlacement | ReplicaPlacement)
+        )
+    reference = QuoteOptions(now=NOW, price_max_age_s=_EVERY_PRICE_FRESH_S, fast_paths=FastPaths.none())
+    assert answers(snapshot, quoted, reference) == fast
+    # The comparison reaches the sparse cells: placed jobs' layouts billed cell by cell past their
+    # dense counts, with combined plans among them.
+    assert sparse_with_plans > len(quoted) // 4

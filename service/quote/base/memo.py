@@ -73,6 +73,10 @@ class BoundedMemo(Generic[K, V]):
         found = self._entries.get(key)
         return self.keep(key, make()) if found is None else found
 
+    def items(self) -> list[tuple[K, V]]:
+        """What is kept, oldest first (for reading: tests and diagnostics)."""
+        return list(self._entries.items())
+
     def __len__(self) -> int:
         return len(self._entries)
 

@@ -145,5 +145,5 @@ def high_everywhere(
             )
             billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=cost[sparse])
         cost *= figures[Figure.HOURLY_RATE_CNY]
-        _priced_plans(tables, terms, cost, (layout.cells, layout.cell_offer))
+        _priced_plans(tables, terms, cost, (np.arange(layout.cells.size), layout.cell_offer))
         _add_fees(terms, cost, hours, layout.cell_offer)

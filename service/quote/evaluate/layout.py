@@ -38,7 +38,7 @@ from service.quote.jobs import Candidates, LayoutInputs, SpeedupRule
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 
-__all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout"]
+__all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout", "kept_layouts"]
 
 
 # A count at which fewer than this share of the candidates can be read is billed cell by cell.
@@ -262,11 +262,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     shape = (cards.size, tables.size)
     requested = np.array(np.broadcast_to(inputs.requested, shape))
     one_card_column = counts.index(1)
-    needed = (
-        np.ones(shape, dtype=np.bool_)
-        if units_rented is not None
-        else _needed(tables, requested, one_card_column)
-    )
+    needed = _needed(tables, requested, one_card_column)
     dense = _dense_rows(needed, fast.sparse_billing)
     cells = np.concatenate(
         (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)
@@ -322,3 +318,12 @@ def cached_layout(tables: OfferTables, candidates: Candidates, fast: FastPaths) 
     return kept.of(tables.memos).get(
         (candidates, fast), lambda: build_layout(tables, candidates.inputs(tables), fast)
     )
+
+
+def kept_layouts(tables: OfferTables) -> list[tuple[Candidates, Layout]]:
+    """The layouts kept on ``tables``, shared ones first, each with the candidates it was built for."""
+    return [
+        (candidates, layout)
+        for kept in (_LAYOUTS, _JOB_LAYOUTS)
+        for (candidates, _), layout in kept.of(tables.memos).items()
+    ]

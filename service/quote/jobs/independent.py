@@ -199,11 +199,17 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         if self.runs is not None:
             most = np.minimum(self.runs, most)
         per_machine = np.maximum(tables.machine_cards[rows].astype(np.int64) // run_cards, 1)
-        alike, group = np.unique(np.stack((run_cards, per_machine, most)), axis=1, return_inverse=True)
+        # Rows alike by (run cards, runs per machine, most runs), each figure below ``radix``: one
+        # integer key each, grouped by a 1-d unique (a sort of the keys, not of their columns).
+        radix = int(max(run_cards.max(initial=0), per_machine.max(initial=0), most.max(initial=0))) + 1
+        keys = (run_cards * radix + per_machine) * radix + most
+        _, first, group = np.unique(keys, return_index=True, return_inverse=True)
         group = group.ravel()
         totals = [
             {at_once * int(cards) for at_once in _default_runs_at_once(int(machine), int(most_runs))}
-            for cards, machine, most_runs in alike.T
+            for cards, machine, most_runs in zip(
+                run_cards[first].tolist(), per_machine[first].tolist(), most[first].tolist(), strict=True
+            )
         ]
         by_deadline = np.zeros(rows.size, dtype=np.int64)
         if self.deadline_cards is not None:
