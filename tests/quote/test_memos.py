@@ -3,11 +3,15 @@ never able to answer a request with what another one left behind."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import msgspec
+import numpy as np
 
 from schemas.quote import QuoteRequest, Workload
 from service.quote import QuoteOptions, build_quote
 from service.quote.base import BoundedMemo, Memos, MemoSlot
+from service.quote.base.memo import footprint
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
 
@@ -29,6 +33,34 @@ def test_a_full_memo_drops_the_entry_kept_longest() -> None:
     assert (memo.misses, len(memo)) == (4, 2)
     assert memo.lookup("a") == 4
     assert memo.lookup("b") is None
+
+
+@dataclasses.dataclass
+class _Held:
+    values: np.ndarray
+    view: np.ndarray
+    memos: Memos = dataclasses.field(default_factory=Memos)
+
+
+def test_a_footprint_counts_each_array_held_once_and_what_its_caches_hold() -> None:
+    values = np.zeros(1_000)  # 8,000 bytes
+    held = _Held(values=values, view=values[10:])  # a view of the same data: nothing more
+    assert footprint(held) == 8_000
+    assert footprint((held, [held], {"again": held})) == 8_000
+    MemoSlot[int, tuple[np.ndarray, int]]("inner", size=4).of(held.memos).get(1, lambda: (np.ones(500), 3))
+    assert footprint(held) == 12_000
+
+
+def test_a_memo_bounded_in_bytes_drops_the_oldest_until_the_rest_fit() -> None:
+    memo: BoundedMemo[str, np.ndarray] = BoundedMemo(8, max_bytes=20_000)
+    for key in ("a", "b"):
+        memo.get(key, lambda: np.zeros(1_000))
+    memo.get("c", lambda: np.zeros(1_500))  # 28,000 bytes in all: "a" goes, 20,000 stay
+    assert [memo.lookup(key) is not None for key in "abc"] == [False, True, True]
+    # One value past the bound on its own is kept (the request that made it reads it), the rest dropped.
+    memo.get("d", lambda: np.zeros(3_000))
+    assert [memo.lookup(key) is not None for key in "abcd"] == [False, False, False, True]
+    assert (memo.misses, len(memo)) == (4, 1)
 
 
 def test_each_slot_keeps_its_own_cache_on_each_host() -> None:

@@ -20,17 +20,25 @@ bounded to ``size`` entries:
   dict's own ``get``), so the few lookups a returned quote makes cost what a dict costs; ``get`` does
   both steps where a hit's cost does not matter.
 
+A cache of large values (a layout of a 100,000-offer catalog is tens of MB, and the speed-ups gathered
+on it as much again) is bounded in bytes too (``max_bytes``): the arrays its values hold, counted by
+``footprint`` when a value is kept, the oldest dropped until the rest fit (the newest always stays).
+
 Every value made is counted on its cache (``BoundedMemo.misses``), so a test can say that a request
 shape seen before made nothing new.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, ParamSpec, TypeVar, cast
 
-__all__ = ["BoundedMemo", "MemoSlot", "Memos", "memoized"]
+import msgspec
+import numpy as np
+
+__all__ = ["BoundedMemo", "MemoSlot", "Memos", "footprint", "memoized"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -47,13 +55,44 @@ def memoized(size: int) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return wrap
 
 
+def footprint(value: object) -> int:
+    """Bytes of the numpy arrays ``value`` holds: through its fields (dataclasses, structs), tuples,
+    lists, dicts and the caches kept on it (``Memos``), each array counted once, a view of another's
+    data not at all (its owner is counted where it is held)."""
+    seen: set[int] = set()
+    total = 0
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen or item is None or isinstance(item, int | float | str | bytes | bool):
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            total += item.nbytes if item.flags.owndata else 0
+        elif isinstance(item, Memos):
+            for memo in item._by_slot.values():
+                stack.extend(memo._entries.values())
+        elif isinstance(item, tuple | list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, msgspec.Struct):
+            stack.extend(getattr(item, name) for name in item.__struct_fields__)
+        elif dataclasses.is_dataclass(item):
+            stack.extend(getattr(item, field.name) for field in dataclasses.fields(item))
+    return total
+
+
 class BoundedMemo(Generic[K, V]):
-    """At most ``size`` values by key, the one kept longest dropped first. Values are never None."""
+    """At most ``size`` values by key, and, with ``max_bytes``, at most that many bytes of arrays in
+    them (``footprint``, the newest value always kept); the one kept longest dropped first. Values are
+    never None."""
 
-    __slots__ = ("_entries", "lookup", "misses", "size")
+    __slots__ = ("_entries", "lookup", "max_bytes", "misses", "size")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int | None = None) -> None:
         self.size = size
+        self.max_bytes = max_bytes
         self._entries: dict[K, V] = {}
         # The value kept for a key, or None: the dict's own ``get``, so a hit is one C call.
         self.lookup: Callable[[K], V | None] = self._entries.get
@@ -66,7 +105,21 @@ class BoundedMemo(Generic[K, V]):
             del entries[next(iter(entries))]
         entries[key] = value
         self.misses += 1
+        if self.max_bytes is not None:
+            self._fit(self.max_bytes)
         return value
+
+    def _fit(self, max_bytes: int) -> None:
+        """Drop the oldest values until the rest hold at most ``max_bytes`` (values grow after they are
+        kept, their own caches filling, so each is weighed now)."""
+        entries = self._entries
+        weights = [footprint(kept) for kept in entries.values()]
+        total = sum(weights)
+        for weight in weights[:-1]:
+            if total <= max_bytes:
+                break
+            del entries[next(iter(entries))]
+            total -= weight
 
     def get(self, key: K, make: Callable[[], V]) -> V:
         """The value kept for ``key``, made by ``make`` (and kept) the first time it is asked for."""
@@ -97,18 +150,19 @@ class Memos:
 class MemoSlot(Generic[K, V]):
     """A cache its owner declares once (a name for reading, its size) and finds on each host."""
 
-    __slots__ = ("name", "size")
+    __slots__ = ("max_bytes", "name", "size")
 
-    def __init__(self, name: str, *, size: int) -> None:
+    def __init__(self, name: str, *, size: int, max_bytes: int | None = None) -> None:
         self.name = name
         self.size = size
+        self.max_bytes = max_bytes
 
     def of(self, memos: Memos) -> BoundedMemo[K, V]:
         """This slot's cache on ``memos``, made empty on first use."""
         memo = memos._by_slot.get(self)
         if memo is None:
-            memo = memos._by_slot[self] = BoundedMemo(self.size)
+            memo = memos._by_slot[self] = BoundedMemo(self.size, self.max_bytes)
         return memo
 
     def __repr__(self) -> str:
-        return f"MemoSlot({self.name!r}, size={self.size})"
+        return f"MemoSlot({self.name!r}, size={self.size}, max_bytes={self.max_bytes})"

@@ -46,10 +46,17 @@ _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
 # Candidates whose layout is kept per snapshot; those that depend on the job's own figures (a deadline's
 # fewest cards, a replica's cards) are kept apart, so their many shapes never push the shared ones out.
-_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot("layouts", size=16)
-_JOB_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot("job layouts", size=16)
+# Each is bounded in bytes too: a layout of 100,000 offers holds 50 to 100 MB with the speed-ups gathered
+# on it, so a large catalog keeps a few layouts and a small one all sixteen.
+_MB = 2**20
+_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot("layouts", size=16, max_bytes=192 * _MB)
+_JOB_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot(
+    "job layouts", size=16, max_bytes=96 * _MB
+)
 # Speed-up rules whose gathered speed-ups are kept per layout.
-_SPEEDUPS: MemoSlot[SpeedupRule, GatheredSpeedups] = MemoSlot("gathered speed-ups", size=8)
+_SPEEDUPS: MemoSlot[SpeedupRule, GatheredSpeedups] = MemoSlot(
+    "gathered speed-ups", size=8, max_bytes=64 * _MB
+)
 
 
 @dataclass(frozen=True, slots=True)

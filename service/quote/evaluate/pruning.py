@@ -154,7 +154,7 @@ def row_bounds(
 
 
 # Per layout, the bounds' speed-ups for the rules seen lately.
-_ROW_SPEEDUPS: MemoSlot[SpeedupRule, RowSpeedups] = MemoSlot("row speed-ups", size=8)
+_ROW_SPEEDUPS: MemoSlot[SpeedupRule, RowSpeedups] = MemoSlot("row speed-ups", size=8, max_bytes=32 * 2**20)
 
 
 def _smallest(values: FloatArray, count: int) -> IntArray:
