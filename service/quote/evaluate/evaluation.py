@@ -30,13 +30,15 @@ would cost and take.
 Interruptions (``model.interruptions``: failing hardware, spot capacity taken back) leave the low and
 expected bounds alone: the high end's hours add a bad-luck count of them, each the work since the last
 checkpoint and a restart, and its cost is billed on those hours. A limit judged on the high end
-(``deadline_confidence``, ``budget_confidence``), or any limit (its plans with no risk of passing it are
-told apart: ``high_ok``), reads the high end of every candidate, so then it is billed for every cell
-(``bounds.high_everywhere``) rather than for the returned quotes alone.
+(``deadline_confidence``, ``budget_confidence``) reads the high end of every candidate, so then it is
+billed for every cell (``bounds.high_everywhere``) rather than for the returned quotes alone; a limit
+judged on the expected figures reads the high ends of the candidates within it (its plans with no risk of
+passing it are told apart: ``high_ok``), billed for those alone (``_high_figures``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -53,7 +55,7 @@ from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import judge
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
-from service.quote.evaluate.losses import loss_terms, reads_every_high_end
+from service.quote.evaluate.losses import bills_every_high_end, loss_terms
 from service.quote.evaluate.pruning import (
     kept_rows,
     key_thresholds,
@@ -249,16 +251,42 @@ def _bill(job: _Request, layout: Layout) -> _Billed:
         plan_costs=plan_costs,
         losses=losses,
     )
-    if reads_every_high_end(request):
+    if bills_every_high_end(request):
         high_everywhere(tables, bounds, figures, layout, speedups)
     return _Billed(layout, figures, requested, keep, bounds)
 
 
+def _high_figures(job: _Request, billed: _Billed) -> Callable[[IntArray], FloatArray] | None:
+    """The figures, high end billed, of the billed cells at some positions, as the returned quotes are
+    billed (``bounds_at``); None when ``billed`` holds every cell's high end or no limit reads it."""
+    request, layout = job.resolved.request, billed.layout
+    if billed.bounds.billed or bills_every_high_end(request):
+        return None
+    if request.deadline_hours is None and request.budget_cny is None:
+        return None
+    tables, figures, scaling = job.tables, billed.figures, job.speedups.scaling
+
+    def at(positions: IntArray) -> FloatArray:
+        offers = layout.cell_offer.take(positions)
+        columns = layout.cells.take(positions) // tables.size
+        speedup_at = columns * scaling.low.shape[1] + scaling.code.take(offers)
+        chosen: FloatArray = figures.take(positions, axis=1)
+        speedups = (scaling.high.take(speedup_at), scaling.low.take(speedup_at))
+        bounds_at(tables, billed.bounds, chosen, positions, offers, speedups, layout.cards.take(columns))
+        return chosen
+
+    return at
+
+
 def _judged(
-    job: _Request, layout: Layout, figures: FloatArray, requested: BoolArray
+    job: _Request,
+    layout: Layout,
+    figures: FloatArray,
+    requested: BoolArray,
+    high_figures: Callable[[IntArray], FloatArray] | None = None,
 ) -> tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None]:
     """``judge`` over ``layout``'s cells: the masks of the request's filters, capacity, memory and stale
-    prices per cell."""
+    prices per cell; ``high_figures``: see ``judge``."""
     tables, request, fewest_cards = job.tables, job.resolved.request, job.fewest_cards
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
@@ -278,6 +306,7 @@ def _judged(
             _per_cell(layout, job.stale, False),
         ),
         layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None,
+        high_figures,
     )
 
 
@@ -436,4 +465,5 @@ def evaluate(
         if pruned is not None:
             return pruned
     billed = _bill(job, layout)
-    return _evaluation(job, billed, _judged(job, layout, billed.figures, billed.requested))
+    judged = _judged(job, layout, billed.figures, billed.requested, _high_figures(job, billed))
+    return _evaluation(job, billed, judged)

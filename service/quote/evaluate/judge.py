@@ -6,15 +6,19 @@ The stages and their counts are described in ``_evaluate``; every mask here is p
 The deadline and the budget judge the figure ``deadline_confidence`` and ``budget_confidence`` name:
 the expected one (the figure quotes are ranked by), or the high end (``limit_rows``). With a limit, the
 cells whose high ends meet every limit are told apart too (``high_ok``): the plans with no risk of
-passing it, one of which the summary names when the recommendation may pass it.
+passing it, one of which the summary names when the recommendation may pass it. ``high_ok`` is read only
+at qualifying cells, which meet every limit by the figure it judges: when the limits judge the expected
+figures, the high end is billed for those cells alone (``high_figures``), not for every billed cell.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from schemas.quote import Excluded, QuoteRequest
-from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.figures import Figure, unknown_hours
 
@@ -36,12 +40,31 @@ def _within(figures: FloatArray, row: Figure, limit: float, before: FloatArray |
     return within
 
 
+def _high_within(
+    limits: tuple[tuple[float | None, Figure, Figure, FloatArray | None], ...],
+    candidates: BoolArray,
+    high_figures: Callable[[IntArray], FloatArray],
+) -> BoolArray:
+    """``high_ok`` billed for the ``candidates`` alone: whether each one's high end meets every limit."""
+    at = np.flatnonzero(candidates)
+    figures = high_figures(at)
+    high = np.ones(at.size, dtype=np.bool_)
+    with unknown_hours():
+        for limit, _, high_row, before in limits:
+            if limit is not None:
+                high &= _within(figures, high_row, limit, None if before is None else before.take(at))
+    high_ok = np.zeros(candidates.size, dtype=np.bool_)
+    high_ok[at] = high
+    return high_ok
+
+
 def judge(
     request: QuoteRequest,
     figures: FloatArray,
     requested: BoolArray,
     masks: tuple[BoolArray | None, BoolArray, BoolArray | None, BoolArray | None],
     lead_hours: FloatArray | None = None,
+    high_figures: Callable[[IntArray], FloatArray] | None = None,
 ) -> tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None]:
     """Runnable and qualifying cells, whether stale prices were used, what was excluded why, and (with a
     deadline or budget) the cells whose high ends meet them all (``high_ok``; None without a limit).
@@ -49,6 +72,9 @@ def judge(
     ``masks``: matching, capacity and memory checks, and stale prices, each per cell; None for a check
     every cell passes (matching, memory) or a flag no cell has (stale): nothing to combine or count.
     ``lead_hours``: per cell, the hours from booking to the start, which the deadline counts (None: none).
+    ``high_figures``: None when ``figures`` holds every cell's high end; else the limits judge the
+    expected figures, and it gives the figures, high end billed, of the cells at some positions: those
+    within every limit and requested (``high_ok`` is False elsewhere, where nothing reads it).
     """
     matching, capacity_ok, memory_ok, stale = masks
     possible = capacity_ok
@@ -59,20 +85,24 @@ def judge(
     within_limits = possible
     hours_row, cost_row = limit_rows(request)
     judged: list[BoolArray | None] = []
+    limits = (
+        (request.deadline_hours, hours_row, Figure.HOURS_HIGH, lead_hours),
+        (request.budget_cny, cost_row, Figure.COST_HIGH, None),
+    )
     with unknown_hours():  # judged at every billed cell, kept only where requested
-        for limit, row, high_row, before in (
-            (request.deadline_hours, hours_row, Figure.HOURS_HIGH, lead_hours),
-            (request.budget_cny, cost_row, Figure.COST_HIGH, None),
-        ):
+        for limit, row, high_row, before in limits:
             ok = None if limit is None else _within(figures, row, limit, before)
             judged.append(ok)
             if limit is None or ok is None:
                 continue
             within_limits = within_limits & ok
-            high = ok if row == high_row else _within(figures, high_row, limit, before)
-            high_ok = high if high_ok is None else high_ok & high
+            if high_figures is None:
+                high = ok if row == high_row else _within(figures, high_row, limit, before)
+                high_ok = high if high_ok is None else high_ok & high
     deadline_ok, budget_ok = judged
     requested_within = within_limits & requested
+    if high_figures is not None and (deadline_ok is not None or budget_ok is not None):
+        high_ok = _high_within(limits, requested_within, high_figures)
     qualifying, used_stale = requested_within, False
     if stale is not None:
         qualifying = requested_within & ~stale

@@ -12,7 +12,7 @@ from service.quote.model.interruptions import SPOT_RATES, LossTerms, spot_rates
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
 
-__all__ = ["loss_terms", "reads_every_high_end"]
+__all__ = ["bills_every_high_end", "loss_terms", "reads_every_high_end"]
 
 
 def reads_every_high_end(request: QuoteRequest) -> bool:
@@ -24,6 +24,12 @@ def reads_every_high_end(request: QuoteRequest) -> bool:
         or request.budget_cny is not None
         or limit_rows(request) != (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
     )
+
+
+def bills_every_high_end(request: QuoteRequest) -> bool:
+    """Whether the high end is billed for every cell: a confidence judges a limit on it. A limit judged
+    on the expected figures reads the high ends of the cells within it alone (``judge``)."""
+    return limit_rows(request) != (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
 
 
 def loss_terms(

@@ -94,8 +94,12 @@ def _breakpoints() -> FloatArray:
 def high_count(means: FloatArray) -> FloatArray:
     """Interruptions a quote's high end includes for Poisson ``means`` (NaN and 0 give 0): the 90th
     percentile, read from the exact table up to a mean of 30, the Cornish-Fisher expansion past it."""
-    counts: FloatArray = np.searchsorted(_breakpoints(), means).astype(np.float64)
-    counts[~(means > _NONE_BELOW)] = 0.0  # NaN too
+    some = means > _NONE_BELOW  # NaN not: below it (most cells of most jobs) the count is 0
+    counts: FloatArray = np.zeros(means.shape)
+    if some.all():
+        counts[...] = np.searchsorted(_breakpoints(), means)
+    elif some.any():
+        counts[some] = np.searchsorted(_breakpoints(), means[some])
     large = means > _EXACT_UP_TO
     if large.any():
         chosen = means[large]  # an infinite mean (hours unknown) stays infinite
