@@ -249,13 +249,20 @@ def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> 
 
 
 def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
-    """How many leading counts are billed whole: up to the last one with many candidates needed, or
-    every count of a small table (where the numpy calls of billing cell by cell cost more than the
-    cells they skip); every count without ``sparse_billing``."""
+    """How many leading counts are billed whole: the prefix that bills least, a count's whole row costing
+    its cells and a needed cell past the prefix ``1 / _SPARSE_SHARE`` of them (a count is in the prefix
+    when at least that share of its rows is needed, or a later count's is: many runs at once, say, all
+    rows' last count); at least the one-card column (the first count); every count of a small table
+    (where the numpy calls of billing cell by cell cost more than the cells they skip); every count
+    without ``sparse_billing``."""
+    counts, rows = needed.shape
     if not sparse_billing or needed.size <= _DENSE_CELLS:
-        return int(needed.shape[0])
-    dense = np.flatnonzero(np.count_nonzero(needed, axis=1) >= _SPARSE_SHARE * needed.shape[1])
-    return int(dense[-1]) + 1 if dense.size else 0
+        return int(counts)
+    per_count = np.count_nonzero(needed, axis=1)
+    after = np.zeros(counts + 1)
+    after[:-1] = np.cumsum(per_count[::-1])[::-1]  # needed cells at each count and past it
+    cost = np.arange(counts + 1) * float(rows) + after / _SPARSE_SHARE
+    return 1 + int(np.argmin(cost[1:]))
 
 
 def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> Layout:
