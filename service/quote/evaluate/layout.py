@@ -11,8 +11,8 @@ so its layout is built per request.
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
 single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
 them). Counts up to ``dense`` (the prefix that bills fewest cells, a cell past it weighing two of a whole
-row: ``_dense_rows``; every count of a small table) are billed row by row; past it only the needed cells are billed (``sparse_*``); the rest is never
-billed. The billed cells (``cells``) are kept as flat ``(counts, rows)`` positions in ascending order,
+row: ``_dense_rows``; every count of a small table) are billed row by row; past it only the needed cells
+are billed (``sparse_*``); the rest is never billed. The billed cells (``cells``) are kept as flat ``(counts, rows)`` positions in ascending order,
 the dense counts' whole rows first, and every per-cell array of a layout and an evaluation is laid out
 along them: a request's work is proportional to the cells billed, not to the grid. The one-card column
 is always among the dense counts (every row is read there). Combined plans are priced only at the
