@@ -265,13 +265,32 @@ def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
     return 1 + int(np.argmin(cost[1:]))
 
 
+def _rentals(
+    tables: OfferTables, inputs: LayoutInputs, cells: IntArray, cell_cards: FloatArray, at: _AtCells
+) -> tuple[FloatArray, BoolArray, FloatArray | None]:
+    """Per billed cell: the units rented, whether the offer supplies them, and the machines a placement
+    takes (None: one rental each): the placement's, else one rental's (``_supplies``)."""
+    if inputs.placement is not None:
+        return inputs.placement(cell_cards, at)
+    shape = (len(inputs.counts), tables.size)
+    if inputs.units_rented is None:
+        units = np.maximum(at(tables.min_units), np.ceil(cell_cards / at(tables.unit_cards)))
+    else:
+        units = np.broadcast_to(inputs.units_rented, shape).ravel()[cells]
+    if inputs.placed is None:
+        return units, _supplies(units, cell_cards, tables, at), None
+    placed = np.broadcast_to(inputs.placed, shape).ravel()[cells]
+    return units, placed, None if inputs.machines is None else inputs.machines.ravel()[cells]
+
+
 def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> Layout:
     """The layout of ``inputs.counts`` with ``inputs.requested`` (broadcast to ``(counts, rows)``).
 
     ``units_rented`` and ``placed``, when given, replace the one-rental units and capacity check (a
-    serving job's replicas placed over several machines, ``jobs.serving``); every cell is then billed.
+    serving job's replicas placed over several machines, ``jobs.serving``); ``placement`` does so at the
+    billed cells alone (independent runs, ``jobs.independent``).
     """
-    counts, units_rented, placed = inputs.counts, inputs.units_rented, inputs.placed
+    counts = inputs.counts
     cards = np.array(counts, dtype=np.float64)
     shape = (cards.size, tables.size)
     requested = np.array(np.broadcast_to(inputs.requested, shape))
@@ -286,20 +305,8 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     # Only the billed cells are worked out: the grid's other cells are never read.
     at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=cell_offer[sparse])
     cell_cards = cards[cell_count]
-    units_rate = np.empty((2, cells.size))
-    units = units_rate[0]
-    if units_rented is not None:
-        units[:] = np.broadcast_to(units_rented, shape).ravel()[cells]
-    else:
-        np.divide(cell_cards, at(tables.unit_cards), out=units)
-        np.ceil(units, out=units)
-        np.maximum(at(tables.min_units), units, out=units)
-    np.multiply(units, at(tables.unit_rate_cny_per_hour), out=units_rate[1])
-    supplies = (
-        _supplies(units, cell_cards, tables, at)
-        if placed is None
-        else np.broadcast_to(placed, shape).ravel()[cells]
-    )
+    units, supplies, machines = _rentals(tables, inputs, cells, cell_cards, at)
+    units_rate = np.stack((units, units * at(tables.unit_rate_cny_per_hour)))
     return Layout(
         counts=counts,
         cards=frozen(cards),
@@ -322,7 +329,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
             )
         ),
         plans=plan_cells(tables, needed, cards, cells, pruning=fast.plan_pruning) if tables.plans else None,
-        machines=None if inputs.machines is None else frozen(inputs.machines.ravel()[cells]),
+        machines=None if machines is None else frozen(machines),
     )
 
 

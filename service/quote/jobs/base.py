@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import msgspec
 import numpy as np
 
 from schemas.quote import Communication, QuoteRequest, Task, Workload, WorkloadKind
-from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.base.arrays import ArrayT, BoolArray, FloatArray
 from service.quote.base.paths import FastPaths
 from service.quote.model.scaling import ScalingColumns, ScalingCurve, speedup_columns
 from service.quote.model.sizing import TokenSizing
@@ -45,7 +45,10 @@ __all__ = [
     "JobKind",
     "LayoutInputs",
     "ModelSize",
+    "Placement",
+    "RowsAt",
     "SpeedupRule",
+    "every_row",
 ]
 
 
@@ -102,15 +105,36 @@ class Job(msgspec.Struct, frozen=True, gc=False):
     throughput: Throughput | None = None  # a serving job sized by the tokens per second it must serve
 
 
+class RowsAt(Protocol):
+    """Per-row values read at some cells, each cell its row's value: an array with one per cell."""
+
+    def __call__(self, values: ArrayT) -> ArrayT: ...
+
+
+def every_row(values: ArrayT) -> ArrayT:
+    """Per-row values as they are, against every row (the ``RowsAt`` of a whole ``(counts, rows)`` grid)."""
+    return values
+
+
+class Placement(Protocol):
+    """A placement worked out at some cells alone: for their card counts ``cards`` (one per cell), and
+    their rows' figures read by ``rows_at``, the units each rents, whether it can be placed, and the
+    machines (or nodes) it takes."""
+
+    def __call__(self, cards: FloatArray, rows_at: RowsAt) -> tuple[FloatArray, BoolArray, FloatArray]: ...
+
+
 class LayoutInputs(msgspec.Struct, frozen=True):
     """What a layout is built from: the counts evaluated, the candidates quoted among them, and, where a
-    placement replaces the one-rental rule, the units each candidate rents and whether it can be placed."""
+    placement replaces the one-rental rule, the units each candidate rents and whether it can be placed:
+    given for every (count, row), or, ``placement``, worked out at the cells billed alone."""
 
     counts: tuple[int, ...]
     requested: BoolArray  # (counts, rows), or broadcast to it
     units_rented: FloatArray | None = None  # (counts, rows)
     placed: BoolArray | None = None  # (counts, rows)
     machines: FloatArray | None = None  # (counts, rows): the machines (or nodes) a placement takes
+    placement: Placement | None = None
 
 
 class Candidates(msgspec.Struct, frozen=True, gc=False):

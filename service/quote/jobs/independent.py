@@ -19,6 +19,7 @@ machines) and, with a deadline, the fewest cards whose rounds meet it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +40,9 @@ from service.quote.jobs.base import (
     JobKind,
     LayoutInputs,
     ModelSize,
+    RowsAt,
     SpeedupRule,
+    every_row,
 )
 from service.quote.jobs.batch import check_work, curve_speedups
 from service.quote.jobs.serving import rented_units, serving_layout
@@ -113,32 +116,41 @@ def run_units(
     tables: OfferTables, cards_per_run: FloatArray, counts: FloatArray
 ) -> tuple[FloatArray, BoolArray, FloatArray]:
     """``(counts, rows)``: units billed for ``counts`` cards of whole runs placed on each row, whether they
-    can be placed (whole runs, each rental within the offer's limits, within its stock and its most
-    units), and the machines (or nodes) they take."""
-    cards = counts[:, None]
-    runs = cards / cards_per_run
+    can be placed, and the machines (or nodes) they take (``placed_runs`` on the whole grid)."""
+    return placed_runs(tables, cards_per_run, counts[:, None], every_row)
+
+
+def placed_runs(
+    tables: OfferTables, cards_per_run: FloatArray, cards: FloatArray, rows_at: RowsAt
+) -> tuple[FloatArray, BoolArray, FloatArray]:
+    """Units billed for ``cards`` cards of whole runs placed on rows (each row's figures, and its
+    ``cards_per_run``, read by ``rows_at``), whether they can be placed (whole runs, each rental within
+    the offer's limits, within its stock and its most units), and the machines (or nodes) they take."""
+    per_run = rows_at(cards_per_run)
+    machine_cards, spans_machines = rows_at(tables.machine_cards), rows_at(tables.spans_machines)
+    runs = cards / per_run
     whole = (runs == np.floor(runs)) & (runs >= 1)
     # A machine (or one cluster node) holds this many runs; a run wider than one only spans nodes.
-    per_machine = np.floor(tables.machine_cards / cards_per_run)
+    per_machine = np.floor(machine_cards / per_run)
     fits = per_machine >= 1
     machines = np.ceil(runs / np.maximum(per_machine, 1.0))
     rest = runs - (machines - 1) * per_machine
-    full_units = rented_units(tables, per_machine * cards_per_run)
-    last_units = rented_units(tables, np.maximum(rest, 1.0) * cards_per_run)
+    full_units = rented_units(tables, per_machine * per_run, rows_at)
+    last_units = rented_units(tables, np.maximum(rest, 1.0) * per_run, rows_at)
     spread = (machines - 1) * full_units + last_units
     # A cluster is one rental of the nodes its runs fill (a run of several nodes takes whole nodes).
-    nodes = np.where(fits, machines, runs * np.ceil(cards_per_run / tables.machine_cards))
-    cluster = np.maximum(tables.min_units, nodes)
-    units = np.where(tables.spans_machines, cluster, spread)
-    rental = np.where(tables.spans_machines, cluster, full_units)
+    nodes = np.where(fits, machines, runs * np.ceil(per_run / machine_cards))
+    cluster = np.maximum(rows_at(tables.min_units), nodes)
+    units = np.where(spans_machines, cluster, spread)
+    rental = np.where(spans_machines, cluster, full_units)
     placed = (
         whole
-        & (fits | tables.spans_machines)
-        & (rental <= tables.max_units)
-        & (units * tables.unit_cards <= tables.available_cards)
-        & (units <= tables.most_units)
+        & (fits | spans_machines)
+        & (rental <= rows_at(tables.max_units))
+        & (units * rows_at(tables.unit_cards) <= rows_at(tables.available_cards))
+        & (units <= rows_at(tables.most_units))
     )
-    return units, placed, np.where(tables.spans_machines, cluster, machines)
+    return units, placed, np.where(spans_machines, cluster, machines)
 
 
 def _default_runs_at_once(per_machine: int, most: int) -> set[int]:
@@ -174,16 +186,13 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         matching = self.matching.array
         if self.card_counts is None:
             counts, requested = self._default_candidates(tables, per_run, matching)
-            cards = np.array(counts, dtype=np.float64)
         else:
             counts = tuple(sorted({1, *self.card_counts}))
             cards = np.array(counts, dtype=np.float64)
             asked = np.isin(cards, self.card_counts)[:, None]
             requested = asked & (cards[:, None] % per_run == 0) & (cards[:, None] >= per_run) & matching
-        units, placed, machines = run_units(tables, per_run, cards)
-        return LayoutInputs(
-            counts=counts, requested=requested, units_rented=units, placed=placed, machines=machines
-        )
+        placement = functools.partial(placed_runs, tables, per_run)  # at the cells billed alone
+        return LayoutInputs(counts=counts, requested=requested, placement=placement)
 
     def _default_candidates(
         self, tables: OfferTables, per_run: FloatArray, matching: BoolArray

@@ -36,7 +36,9 @@ from service.quote.jobs.base import (
     JobKind,
     LayoutInputs,
     ModelSize,
+    RowsAt,
     SpeedupRule,
+    every_row,
 )
 from service.quote.model.memory import min_cards
 from service.quote.model.scaling import ScalingCurve
@@ -78,9 +80,10 @@ def serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayo
     )
 
 
-def rented_units(tables: OfferTables, cards: FloatArray) -> FloatArray:
-    """Units one rental of ``cards`` bills: whole units, at least the offer's minimum."""
-    units: FloatArray = np.maximum(tables.min_units, np.ceil(cards / tables.unit_cards))
+def rented_units(tables: OfferTables, cards: FloatArray, rows_at: RowsAt = every_row) -> FloatArray:
+    """Units one rental of ``cards`` bills: whole units, at least the offer's minimum (its figures read
+    by ``rows_at``)."""
+    units: FloatArray = np.maximum(rows_at(tables.min_units), np.ceil(cards / rows_at(tables.unit_cards)))
     return units
 
 
