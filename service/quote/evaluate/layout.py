@@ -266,29 +266,22 @@ def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
 
 
 def _rentals(
-    tables: OfferTables, inputs: LayoutInputs, cells: IntArray, cell_cards: FloatArray, at: _AtCells
+    tables: OfferTables, inputs: LayoutInputs, cell_cards: FloatArray, at: _AtCells
 ) -> tuple[FloatArray, BoolArray, FloatArray | None]:
     """Per billed cell: the units rented, whether the offer supplies them, and the machines a placement
     takes (None: one rental each): the placement's, else one rental's (``_supplies``)."""
     if inputs.placement is not None:
         return inputs.placement(cell_cards, at)
-    shape = (len(inputs.counts), tables.size)
-    if inputs.units_rented is None:
-        units = np.maximum(at(tables.min_units), np.ceil(cell_cards / at(tables.unit_cards)))
-    else:
-        units = np.broadcast_to(inputs.units_rented, shape).ravel()[cells]
-    if inputs.placed is None:
-        return units, _supplies(units, cell_cards, tables, at), None
-    placed = np.broadcast_to(inputs.placed, shape).ravel()[cells]
-    return units, placed, None if inputs.machines is None else inputs.machines.ravel()[cells]
+    units = np.maximum(at(tables.min_units), np.ceil(cell_cards / at(tables.unit_cards)))
+    return units, _supplies(units, cell_cards, tables, at), None
 
 
 def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> Layout:
     """The layout of ``inputs.counts`` with ``inputs.requested`` (broadcast to ``(counts, rows)``).
 
-    ``units_rented`` and ``placed``, when given, replace the one-rental units and capacity check (a
-    serving job's replicas placed over several machines, ``jobs.serving``); ``placement`` does so at the
-    billed cells alone (independent runs, ``jobs.independent``).
+    ``placement``, when given, replaces the one-rental units and capacity check at the billed cells (a
+    serving job's replicas or independent runs placed over several machines: ``jobs.serving``,
+    ``jobs.independent``).
     """
     counts = inputs.counts
     cards = np.array(counts, dtype=np.float64)
@@ -305,7 +298,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     # Only the billed cells are worked out: the grid's other cells are never read.
     at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=cell_offer[sparse])
     cell_cards = cards[cell_count]
-    units, supplies, machines = _rentals(tables, inputs, cells, cell_cards, at)
+    units, supplies, machines = _rentals(tables, inputs, cell_cards, at)
     units_rate = np.stack((units, units * at(tables.unit_rate_cny_per_hour)))
     return Layout(
         counts=counts,

@@ -126,14 +126,11 @@ class Placement(Protocol):
 
 class LayoutInputs(msgspec.Struct, frozen=True):
     """What a layout is built from: the counts evaluated, the candidates quoted among them, and, where a
-    placement replaces the one-rental rule, the units each candidate rents and whether it can be placed:
-    given for every (count, row), or, ``placement``, worked out at the cells billed alone."""
+    placement replaces the one-rental rule (replicas or runs placed over machines), the placement, worked
+    out at the cells billed alone."""
 
     counts: tuple[int, ...]
     requested: BoolArray  # (counts, rows), or broadcast to it
-    units_rented: FloatArray | None = None  # (counts, rows)
-    placed: BoolArray | None = None  # (counts, rows)
-    machines: FloatArray | None = None  # (counts, rows): the machines (or nodes) a placement takes
     placement: Placement | None = None
 
 

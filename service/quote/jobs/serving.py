@@ -16,6 +16,7 @@ the same way and priced by ``evaluate.combined.price_plans`` at the total cards.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -36,6 +37,7 @@ from service.quote.jobs.base import (
     JobKind,
     LayoutInputs,
     ModelSize,
+    Placement,
     RowsAt,
     SpeedupRule,
     every_row,
@@ -50,6 +52,7 @@ __all__ = [
     "ReplicaPlacement",
     "ServingJob",
     "ServingLayout",
+    "placed_replicas",
     "rented_units",
     "serving_candidates",
     "serving_layout",
@@ -90,36 +93,45 @@ def rented_units(tables: OfferTables, cards: FloatArray, rows_at: RowsAt = every
 def serving_units(
     tables: OfferTables, layout: ServingLayout, counts: FloatArray
 ) -> tuple[FloatArray, BoolArray, FloatArray]:
-    """``(counts, rows)``: units billed for ``counts`` cards of whole replicas, whether they can be placed
-    (a whole number of replicas, each rental within the offer's limits, within its stock and its most
-    units in all), and the machines (or cluster nodes) they take.
+    """``(counts, rows)``: units billed for ``counts`` cards of whole replicas, whether they can be placed,
+    and the machines (or cluster nodes) they take (``placed_replicas`` on the whole grid)."""
+    return placed_replicas(tables, layout, counts[:, None], every_row)
+
+
+def placed_replicas(
+    tables: OfferTables, layout: ServingLayout, cards: FloatArray, rows_at: RowsAt
+) -> tuple[FloatArray, BoolArray, FloatArray]:
+    """Units billed for ``cards`` cards of whole replicas on rows (each row's figures read by
+    ``rows_at``), whether they can be placed (a whole number of replicas, each rental within the offer's
+    limits, within its stock and its most units in all), and the machines (or cluster nodes) they take.
 
     Within a machine, ``per_machine`` replicas fill each machine and the rest share one more; beyond a
     machine, each replica is its own rental of whole nodes. Counts that are not whole replicas keep the
     plain rule's units (they are never quoted).
     """
-    cards = counts[:, None]
-    per_replica = layout.replica_cards
+    per_replica, within_machine = rows_at(layout.replica_cards), rows_at(layout.within_machine)
     replicas = cards / per_replica
-    whole = (replicas == np.floor(replicas)) & (replicas >= 1) & layout.hosts
-    per_machine = np.maximum(np.floor(tables.machine_cards / per_replica), 1.0)
+    whole = (replicas == np.floor(replicas)) & (replicas >= 1) & rows_at(layout.hosts)
+    per_machine = np.maximum(np.floor(rows_at(tables.machine_cards) / per_replica), 1.0)
     full_machines = np.floor(replicas / per_machine)
     rest = replicas - full_machines * per_machine
-    full_units = rented_units(tables, per_machine * per_replica)
-    rest_units = np.where(rest > 0, rented_units(tables, np.maximum(rest, 1.0) * per_replica), 0.0)
-    one_replica_units = rented_units(tables, per_replica)
+    full_units = rented_units(tables, per_machine * per_replica, rows_at)
+    rest_units = np.where(rest > 0, rented_units(tables, np.maximum(rest, 1.0) * per_replica, rows_at), 0.0)
+    one_replica_units = rented_units(tables, per_replica, rows_at)
     placed_units = np.where(
-        layout.within_machine, full_machines * full_units + rest_units, replicas * one_replica_units
+        within_machine, full_machines * full_units + rest_units, replicas * one_replica_units
     )
-    rental_units = np.where(layout.within_machine, full_units, one_replica_units)
-    units = np.where(whole, placed_units, rented_units(tables, np.broadcast_to(cards, placed_units.shape)))
+    rental_units = np.where(within_machine, full_units, one_replica_units)
+    units = np.where(
+        whole, placed_units, rented_units(tables, np.broadcast_to(cards, placed_units.shape), rows_at)
+    )
     placed = (
         whole
-        & (rental_units <= tables.max_units)
-        & (units * tables.unit_cards <= tables.available_cards)
-        & (units <= tables.most_units)
+        & (rental_units <= rows_at(tables.max_units))
+        & (units * rows_at(tables.unit_cards) <= rows_at(tables.available_cards))
+        & (units <= rows_at(tables.most_units))
     )
-    machines = np.where(layout.within_machine, full_machines + (rest > 0), units)
+    machines = np.where(within_machine, full_machines + (rest > 0), units)
     return units, placed, machines
 
 
@@ -129,9 +141,10 @@ def serving_candidates(
     replicas: int | FloatArray,
     card_counts: Sequence[int] | None,
     matching: BoolArray,
-) -> tuple[tuple[int, ...], BoolArray, FloatArray, BoolArray, FloatArray]:
-    """The counts to evaluate for a serving job, which (count, row) candidates are quoted, and each
-    candidate's units, whether it can be placed and the machines it takes (``serving_units``).
+) -> tuple[tuple[int, ...], BoolArray, Placement]:
+    """The counts to evaluate for a serving job, which (count, row) candidates are quoted, and the
+    placement of each billed one: its units, whether it can be placed and the machines it takes
+    (``placed_replicas``).
 
     Without ``card_counts``: each row at exactly ``replicas`` replicas (one number, or one per row for a
     throughput target; NaN or past ``MAX_CARDS`` cards: the row cannot serve it). With them: each given
@@ -149,8 +162,7 @@ def serving_candidates(
     requested = (cards % layout.replica_cards == 0) & (cards >= least) & layout.hosts
     if card_counts is None:
         requested &= cards == least
-    units, placed, machines = serving_units(tables, layout, cards[:, 0])
-    return counts, requested, units, placed, machines
+    return counts, requested, functools.partial(placed_replicas, tables, layout)
 
 
 class ReplicaPlacement(Candidates, frozen=True, gc=False):
@@ -165,12 +177,10 @@ class ReplicaPlacement(Candidates, frozen=True, gc=False):
 
     def inputs(self, tables: OfferTables) -> LayoutInputs:
         replicas = self.replicas if isinstance(self.replicas, int) else self.replicas.array
-        counts, requested, units, placed, machines = serving_candidates(
+        counts, requested, placement = serving_candidates(
             tables, self.fewest_cards.array, replicas, self.card_counts, self.matching.array
         )
-        return LayoutInputs(
-            counts=counts, requested=requested, units_rented=units, placed=placed, machines=machines
-        )
+        return LayoutInputs(counts=counts, requested=requested, placement=placement)
 
 
 def _check_throughput(workload: Workload) -> None:
