@@ -8,7 +8,6 @@ keeps the same bounds (entries, age, and an offer's history gone ``max_age_s`` a
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 
@@ -46,8 +45,9 @@ class MemoryPriceStore:
         self._version = 0
         self._offers: dict[str, bytes] = {}
         self._statuses: dict[str, bytes] = {}
-        # offer id -> (recorded at, msgpack PriceChange), oldest first; and when that history expires.
-        self._history: dict[str, deque[tuple[float, bytes]]] = {}
+        # offer id -> (recorded at, msgpack PriceChange), oldest first; and when that history expires. A
+        # list, trimmed as it grows: most offers hold one entry, and a deque costs ten times a short list.
+        self._history: dict[str, list[tuple[float, bytes]]] = {}
         self._history_expires_at: dict[str, float] = {}
         self._lock_token: str | None = None
         self._lock_expires_at = 0.0
@@ -110,9 +110,16 @@ class MemoryPriceStore:
     def _record(self, changes: Sequence[PriceChange]) -> None:
         now = self._clock()
         self._expire(now)
+        most = self._bounds.max_entries
         for change in changes:
-            entries = self._history.setdefault(change.offer_id, deque(maxlen=self._bounds.max_entries))
-            entries.append((now, offers_encoder.encode(change)))
+            entry = (now, offers_encoder.encode(change))
+            entries = self._history.get(change.offer_id)
+            if entries is None:
+                self._history[change.offer_id] = [entry]
+            else:
+                entries.append(entry)
+                if len(entries) > most:
+                    del entries[: len(entries) - most]
             self._history_expires_at[change.offer_id] = now + self._bounds.max_age_s
 
     def _expire(self, now: float) -> None:
@@ -126,7 +133,7 @@ class MemoryPriceStore:
         self._expire(now)
         entries = [
             (recorded_s, change_decoder.decode(raw))
-            for recorded_s, raw in list(self._history.get(offer_id, ()))[-limit:]
+            for recorded_s, raw in self._history.get(offer_id, [])[-limit:]
         ]
         return visible_history(entries, now - self._bounds.max_age_s)
 
