@@ -44,7 +44,7 @@ from litestar import Litestar, get
 
 from schemas.offer import BundlePricing, CardHourPricing, NodeHourPricing, Offer, TermPricing
 from schemas.quote import QuoteRequest, Workload
-from service.cli import DEFAULT_SERVER, SERVERS, run_server
+from service.cli.serve import DEFAULT_SERVER, SERVERS, run_server
 from service.quote import QuoteOptions, build_quote
 from service.settings import Settings
 

@@ -62,7 +62,7 @@ from market_plan import FULL, QUICK, Plan  # noqa: E402
 from market_rebuild import measure_rebuild  # noqa: E402
 from market_servers import Server, catalog_server, floor_app  # noqa: E402
 
-from service.cli import DEFAULT_SERVER, run_server  # noqa: E402
+from service.cli.serve import DEFAULT_SERVER, run_server  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 MEASURES = (1, 2, 3, 4, 5, 6)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from service.quote import (
+from service.defaults import (
     DEFAULT_CROSS_CITY_MBPS,
     DEFAULT_CROSS_NODE_FACTOR,
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from service.cli import openapi_document
+from service.cli.commands import openapi_document
 
 COMMITTED = Path(__file__).resolve().parents[1] / "openapi" / "openapi.json"
 

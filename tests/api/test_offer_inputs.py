@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from litestar.testing import AsyncTestClient
 
-from service.cli import openapi_document
+from service.cli.commands import openapi_document
 from service.tools.mcp import tool_definitions
 
 Client = AsyncTestClient[Any]

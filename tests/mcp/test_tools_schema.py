@@ -12,7 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from schemas.quote import QuoteRequest
-from service.cli import openapi_document
+from service.cli.commands import openapi_document
 from service.tools.schema import FIELD_NOTES, tool_schema, tools_document
 
 COMMITTED = Path(__file__).resolve().parents[2] / "openapi" / "tools.json"

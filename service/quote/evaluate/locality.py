@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from service.defaults import DEFAULT_CROSS_CITY_MBPS
 from service.quote.base.arrays import BoolArray, FloatArray
 from service.quote.model.tables import OfferTables
 
 __all__ = ["DEFAULT_CROSS_CITY_MBPS", "copy_hours", "data_fees", "elsewhere"]
 
-
-DEFAULT_CROSS_CITY_MBPS = 500.0
-"""Mbit/s a copy between cities gets (``GPUQUOTE_CROSS_CITY_MBPS``; reasoning in the module docstring)."""
 
 _MEGABITS_PER_GB = 8_000.0
 

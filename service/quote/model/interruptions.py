@@ -35,6 +35,7 @@ import math
 import msgspec
 import numpy as np
 
+from service.defaults import DEFAULT_GPU_HOURS_BETWEEN_FAILURES
 from service.quote.base.arrays import FloatArray, IntArray
 from service.quote.base.memo import MemoSlot
 
@@ -52,7 +53,6 @@ __all__ = [
     "young_daly_interval_h",
 ]
 
-DEFAULT_GPU_HOURS_BETWEEN_FAILURES = 50_700.0
 DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH: tuple[float, float, float] = (0.05, 0.10, 0.20)
 HOURS_PER_MONTH = 720.0
 # A round default between checkpointing every epoch of a fine-tune and every few hours of a long run;

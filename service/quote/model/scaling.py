@@ -79,6 +79,7 @@ import numpy.typing as npt
 
 from schemas.offer import Interconnect
 from schemas.quote import MAX_CARDS, Communication, Range, ScalingOverride
+from service.defaults import DEFAULT_CROSS_NODE_FACTOR
 from service.errors import InvalidRequest
 from service.quote.base.memo import memoized
 
@@ -102,8 +103,6 @@ __all__ = [
 ]
 
 DEFAULT_CARDS_PER_NODE = 8
-DEFAULT_CROSS_NODE_FACTOR = 0.9
-"""Efficiency kept per doubling of nodes (0.88–0.93 over InfiniBand, docs/engine.md); ``Settings`` defaults to it."""
 
 
 @dataclass(frozen=True, slots=True)
