@@ -364,10 +364,16 @@ def _merged(first: IntArray, second: IntArray) -> IntArray:
     return both
 
 
+# Past this share of a layout's cells, billing the rows the bounds keep (their cells gathered into a
+# layout of their own, each billed cell by cell) costs more than billing the whole layout: a 235B model's
+# full fine-tune at 96,000 offers kept 83 % of the cells, 0.35 s pruned against 0.1 s whole.
+_WHOLE_BILL_SHARE = 0.25
+
+
 def _pruned(job: _Request) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
-    (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it (then every row is
-    billed)."""
+    (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
+    ``_WHOLE_BILL_SHARE`` of the cells (then every row is billed)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
     bounds = row_bounds(tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching)
@@ -397,6 +403,8 @@ def _pruned(job: _Request) -> Evaluation | None:
     kept = kept_rows(bounds, thresholds, request.time_value_cny_per_hour)
     if not np.isin(kept, rows, assume_unique=True).all():
         at = _merged(layout.cells_of(np.union1d(rows, kept), tables), forced)
+        if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
+            return None  # the bounds keep most rows: billing the whole layout costs less
         billed = _bill(job, layout.subset(at, tables))
     judged = (runnable[at], qualifying[at], used_stale, excluded, None if high_ok is None else high_ok[at])
     return _evaluation(job, billed, judged, quoted_offers=quoted)
