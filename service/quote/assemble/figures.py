@@ -89,7 +89,7 @@ def gather_figures(
     # cost. The value row is left out without a time value.
     raw = np.empty((_EFFECTIVE + (1 if time_value_cny_per_hour is None else 2), rows.size))
     scaling = evaluation.scaling
-    speedup_at = counts * scaling.low.shape[1] + scaling.code[rows]
+    speedup_at = scaling.at(counts, rows)
     scaling.low.take(speedup_at, out=raw[_SPEEDUP])
     scaling.expected.take(speedup_at, out=raw[_SPEEDUP + 1])
     scaling.high.take(speedup_at, out=raw[_SPEEDUP + 2])

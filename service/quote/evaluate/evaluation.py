@@ -258,18 +258,17 @@ def _bill(job: _Request, layout: Layout) -> _Billed:
 
 def _high_figures(job: _Request, billed: _Billed) -> Callable[[IntArray], FloatArray] | None:
     """The figures, high end billed, of the billed cells at some positions, as the returned quotes are
-    billed (``bounds_at``); None when ``billed`` holds every cell's high end or no limit reads it."""
-    request, layout = job.resolved.request, billed.layout
-    if billed.bounds.billed or bills_every_high_end(request):
-        return None
-    if request.deadline_hours is None and request.budget_cny is None:
+    billed (``bounds_at``), for ``judge`` to bill the candidates within its limits; None when ``billed``
+    holds every cell's high end."""
+    layout = billed.layout
+    if billed.bounds.billed or bills_every_high_end(job.resolved.request):
         return None
     tables, figures, scaling = job.tables, billed.figures, job.speedups.scaling
 
     def at(positions: IntArray) -> FloatArray:
         offers = layout.cell_offer.take(positions)
         columns = layout.cells.take(positions) // tables.size
-        speedup_at = columns * scaling.low.shape[1] + scaling.code.take(offers)
+        speedup_at = scaling.at(columns, offers)
         chosen: FloatArray = figures.take(positions, axis=1)
         speedups = (scaling.high.take(speedup_at), scaling.low.take(speedup_at))
         bounds_at(tables, billed.bounds, chosen, positions, offers, speedups, layout.cards.take(columns))

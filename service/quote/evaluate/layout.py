@@ -5,18 +5,18 @@ the card counts evaluated, the candidates quoted (``requested``), the units rent
 hourly rates, whether the offer supplies those cards, and which cells a response can read depend only on
 the snapshot and the counts asked for. A batch job's ``Layout`` is therefore built once per snapshot and
 request shape and kept on the offer tables (``cached_layout``); with a deadline the shape includes each
-row's fewest cards meeting it, which move with the job's hours, so those layouts are kept apart. A serving job's units depend on its memory minimum,
-so its layout is built per request.
+row's fewest cards meeting it, which move with the job's hours, so those layouts are kept apart. A
+serving job's units depend on its memory minimum, so its layout is built per request.
 
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
 single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
 them). Counts up to ``dense`` (the prefix that bills fewest cells, a cell past it weighing two of a whole
 row: ``_dense_rows``; every count of a small table) are billed row by row; past it only the needed cells
-are billed (``sparse_*``); the rest is never billed. The billed cells (``cells``) are kept as flat ``(counts, rows)`` positions in ascending order,
-the dense counts' whole rows first, and every per-cell array of a layout and an evaluation is laid out
-along them: a request's work is proportional to the cells billed, not to the grid. The one-card column
-is always among the dense counts (every row is read there). Combined plans are priced only at the
-needed cells.
+are billed (``sparse_*``); the rest is never billed. The billed cells (``cells``) are kept as flat
+``(counts, rows)`` positions in ascending order, the dense counts' whole rows first, and every per-cell
+array of a layout and an evaluation is laid out along them: a request's work is proportional to the cells
+billed, not to the grid. The one-card column is always among the dense counts (every row is read there).
+Combined plans are priced only at the needed cells.
 
 Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
 (``Layout.gathered``): a request then divides its one-card hours by them in one pass.
@@ -41,7 +41,7 @@ from service.quote.model.tables import OfferTables
 __all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout", "kept_layouts"]
 
 
-# A count at which fewer than this share of the candidates can be read is billed cell by cell.
+# A cell billed on its own costs ``1 / _SPARSE_SHARE`` of one billed in a whole row (``_dense_rows``).
 _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
 # Candidates whose layout is kept per snapshot; those that depend on the job's own figures (a deadline's
@@ -105,9 +105,8 @@ class Layout:
         return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(rule.columns(tables, self.counts)))
 
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
-        table, width = scaling.expected, scaling.expected.shape[1]
-        sparse_count, sparse_offer = self.sparse_at
-        sparse_at = sparse_count * width + scaling.code.take(sparse_offer)
+        table = scaling.expected
+        sparse_at = scaling.at(*self.sparse_at)
         return GatheredSpeedups(
             scaling=scaling,
             dense=frozen(np.take(table[: self.dense], scaling.code, axis=1)),
@@ -124,7 +123,7 @@ class Layout:
 
     def _plan_speedups(self, scaling: ScalingColumns) -> FloatArray:
         assert self.plans is not None
-        at = self.plans.count_at * scaling.expected.shape[1] + scaling.code.take(self.plans.offers)
+        at = scaling.at(self.plans.count_at, self.plans.offers)
         return np.stack((scaling.high.take(at), scaling.low.take(at)))
 
     def at_cells(self, values: ArrayT) -> ArrayT:

@@ -15,21 +15,19 @@ from service.quote.resolve import ResolvedRequest
 __all__ = ["bills_every_high_end", "loss_terms", "reads_every_high_end"]
 
 
-def reads_every_high_end(request: QuoteRequest) -> bool:
-    """Whether judging the request reads every candidate's high end: a limit (its risk-free plans are
-    told apart), or a confidence asking for the high end (kept when a limit is lifted to find the nearest
-    option, which then shows the figure the limit judges)."""
-    return (
-        request.deadline_hours is not None
-        or request.budget_cny is not None
-        or limit_rows(request) != (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
-    )
-
-
 def bills_every_high_end(request: QuoteRequest) -> bool:
-    """Whether the high end is billed for every cell: a confidence judges a limit on it. A limit judged
-    on the expected figures reads the high ends of the cells within it alone (``judge``)."""
+    """Whether the high end is billed for every cell: a confidence asks for it (kept when a limit is
+    lifted to find the nearest option, which then shows the figure the limit judges). A limit judged on
+    the expected figures reads the high ends of the cells within it alone (``judge``)."""
     return limit_rows(request) != (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
+
+
+def reads_every_high_end(request: QuoteRequest) -> bool:
+    """Whether judging the request reads candidates' high ends: a limit (its risk-free plans are told
+    apart), or a confidence asking for them (``bills_every_high_end``)."""
+    return (
+        request.deadline_hours is not None or request.budget_cny is not None or bills_every_high_end(request)
+    )
 
 
 def loss_terms(

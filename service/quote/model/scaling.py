@@ -278,6 +278,13 @@ class ScalingColumns:
     expected: npt.NDArray[np.float64]
     high: npt.NDArray[np.float64]
 
+    def at(
+        self, count_columns: npt.NDArray[np.int64], offers: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64]:
+        """Flat positions in ``low``, ``expected`` and ``high`` of each offer's speed-up at its count."""
+        positions: npt.NDArray[np.int64] = count_columns * self.expected.shape[1] + self.code.take(offers)
+        return positions
+
 
 def _column(
     machine_cards: int,
