@@ -21,7 +21,7 @@ import pytest
 from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
-from service.quote.evaluate import evaluation
+from service.quote.evaluate import evaluation, pruning
 from service.quote.evaluate.layout import Layout
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
@@ -111,3 +111,20 @@ def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.Monke
         found = np.zeros(size, dtype=np.bool_)
         found[layout.cell_offer[cells]] = True
         assert np.array_equal(layout.rows_with(cells, size), found)
+
+
+@pytest.mark.parametrize("size", [30, 600, 5_000, 40_000])
+def test_the_rows_seeded_first_hold_the_least_finite_bounds(size: int) -> None:
+    """``pruning._smallest`` picks its rows among a sample's cut, not by partitioning every row: the
+    values it picks must be the ``count`` least finite ones all the same, with many ties, infinite and
+    NaN bounds (rows no candidate of which qualifies), and fewer finite ones than asked."""
+    rng = np.random.default_rng(size)
+    for trial in range(40):
+        values = rng.integers(0, 50, size).astype(np.float64) * rng.choice((0.5, 13.7))
+        unreachable = rng.random(size) < rng.choice((0.0, 0.3, 0.99, 1.0))
+        values[unreachable] = rng.choice((np.inf, np.nan), int(unreachable.sum()))
+        count = int(rng.choice((18, 36, 216)))
+        picked = pruning._smallest(values, count)
+        finite = np.sort(values[np.isfinite(values)])
+        assert np.unique(picked).size == picked.size, trial
+        assert np.array_equal(np.sort(values[picked]), finite[:count]), trial

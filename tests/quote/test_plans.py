@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import msgspec
+import numpy as np
 import pytest
 from litestar.testing import AsyncTestClient
 
@@ -17,7 +18,9 @@ from service.quote import QuoteOptions, Snapshot, build_quote
 from service.services import AppServices, build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore
+from service.quote.model import sold_counts
 from tests.quote.factories import offer, options, request, snapshot
+from tests.quote.seeded import catalog
 
 Client = AsyncTestClient[Any]
 
@@ -153,3 +156,15 @@ def test_line_items_name_the_gpu_as_people_write_it(lang: str, line: str) -> Non
     )
     (quote,) = build_quote(snapshot([h800]), workload_request, options=options()).quotes
     assert quote.breakdown[0].description == line
+
+
+def test_each_row_sells_the_counts_its_terms_sell() -> None:
+    """The offer tables set ``sells`` once per sales shape: every (count, row) must still say whether
+    ``sold_counts`` of that row's terms holds the count, on a catalog of every pricing kind, clusters
+    up to 1,024 nodes and combined plans."""
+    tables = catalog(26, 700, clusters=30, packaged_vendors=6).tables
+    assert tables.size > tables.offer_count  # combined plans among the rows
+    sold = [sold_counts(terms) for terms in tables.terms]
+    assert tables.plan_counts == tuple(sorted(set().union(*sold)))
+    expected = np.array([[count in row for row in sold] for count in tables.plan_counts])
+    assert np.array_equal(tables.sells, expected)

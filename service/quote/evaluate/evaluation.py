@@ -227,7 +227,7 @@ def _bill(job: _Request, layout: Layout) -> _Billed:
     """The figures of ``layout``'s cells (the request's own, or some of its rows'), and the combined
     plans there quoted only where they beat every product they combine."""
     tables, request = job.tables, job.resolved.request
-    speedups = job.speedups if layout is job.layout else layout.gathered(job.rule, tables)
+    speedups = job.speedups if layout is job.layout else layout.gathered_once(job.rule, tables)
     losses = job.billed_losses
     figures = bill(tables, layout, job.one_card_hours, speedups, job.extra_hours, losses)
     requested = layout.requested
@@ -357,7 +357,7 @@ def _evaluation(
 def _merged(first: IntArray, second: IntArray) -> IntArray:
     """The positions in either ascending array, ascending, once each."""
     both = np.concatenate((first, second))
-    both.sort()
+    both.sort(kind="stable")  # a merge of the two ascending runs (timsort), not a sort of their union
     if both.size:
         both = both[np.concatenate(([True], both[1:] != both[:-1]))]
     return both

@@ -104,6 +104,11 @@ class Layout:
         """The speed-ups ``rule`` gives (``tables``: the layout's) gathered per cell."""
         return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(rule.columns(tables, self.counts)))
 
+    def gathered_once(self, rule: SpeedupRule, tables: OfferTables) -> GatheredSpeedups:
+        """``gathered``, not kept: for a layout billed once (``subset``'s), whose cache would only be
+        weighed and dropped."""
+        return self._gather(rule.columns(tables, self.counts))
+
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
         table = scaling.expected
         sparse_at = scaling.at(*self.sparse_at)
@@ -168,13 +173,15 @@ class Layout:
     def subset(self, at: IntArray, tables: OfferTables) -> Layout:
         """The layout of this one's cells at positions ``at`` (ascending), every one billed cell by cell;
         the combined plans' cells and the products they combine must be among them."""
-        cells, cell_offer = self.cells[at], self.cell_offer[at]
+        # ``take`` rather than indexing: a third of the time on these arrays of a million cells.
+        cells, cell_offer = self.cells.take(at), self.cell_offer.take(at)
+        columns = cells // tables.size
         plans = self.plans
         if plans is not None:
             plans = replace(
                 plans,
-                at=np.searchsorted(cells, self.cells[plans.at]),
-                parts_at=np.searchsorted(cells, self.cells[plans.parts_at]),
+                at=np.searchsorted(cells, self.cells.take(plans.at)),
+                parts_at=np.searchsorted(cells, self.cells.take(plans.parts_at)),
             )
         return Layout(
             counts=self.counts,
@@ -182,18 +189,18 @@ class Layout:
             one_card_column=self.one_card_column,
             cells=cells,
             cell_offer=cell_offer,
-            cell_cards=self.cell_cards[at],
-            requested=self.requested[at],
-            units_rate=self.units_rate[:, at],
-            supplies=self.supplies[at],
+            cell_cards=self.cards.take(columns),
+            requested=self.requested.take(at),
+            units_rate=self.units_rate.take(at, axis=1),
+            supplies=self.supplies.take(at),
             dense=0,
             bounds_up_front=False,
-            sparse_at=np.stack(((cells - cell_offer) // tables.size, cell_offer)),
+            sparse_at=np.stack((columns, cell_offer)),
             sparse_terms=np.stack(
-                (tables.granularity_hours[cell_offer], tables.min_billed_hours[cell_offer])
+                (tables.granularity_hours.take(cell_offer), tables.min_billed_hours.take(cell_offer))
             ),
             plans=plans,
-            machines=None if self.machines is None else self.machines[at],
+            machines=None if self.machines is None else self.machines.take(at),
         )
 
 

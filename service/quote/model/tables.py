@@ -172,10 +172,50 @@ def _plan_terms(row: PlanRow, terms: Sequence[BillingTerms]) -> BillingTerms:
 
 
 def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
-    sold = [sold_counts(term) for term in terms]
-    counts = tuple(sorted(set().union(*sold)))
-    matrix = np.array([[count in row for row in sold] for count in counts], dtype=np.bool_)
-    return counts, frozen(matrix.reshape(len(counts), len(terms)))
+    """Every count any row sells, ascending, and per (count, row) whether the row sells it. Rows of one
+    sales shape (what ``sold_counts`` reads) sell the same counts, so each shape's are worked out and set
+    once (a membership test per cell took 2.7 s at 96,000 offers, of a few hundred shapes)."""
+    rows_of: dict[tuple[int, int, int, bool, int, bool], list[int]] = {}
+    for row, term in enumerate(terms):
+        shape = (
+            term.unit_cards,
+            term.min_units,
+            term.max_units,
+            term.whole_units_only,
+            term.machine_cards,
+            term.spans_machines,
+        )
+        rows_of.setdefault(shape, []).append(row)
+    sold = {shape: sold_counts(_sales_terms(*shape)) for shape in rows_of}
+    counts = tuple(sorted(set().union(*sold.values())))
+    position = {count: at for at, count in enumerate(counts)}
+    matrix = np.zeros((len(counts), len(terms)), dtype=np.bool_)
+    for shape, rows in rows_of.items():
+        at = np.array(sorted(position[count] for count in sold[shape]), dtype=np.int64)
+        matrix[at[:, None], np.array(rows, dtype=np.int64)] = True
+    return counts, frozen(matrix)
+
+
+def _sales_terms(
+    unit_cards: int,
+    min_units: int,
+    max_units: int,
+    whole_units_only: bool,
+    machine_cards: int,
+    spans_machines: bool,
+) -> BillingTerms:
+    """Terms with what ``sold_counts`` reads (the rest does not change the counts sold)."""
+    return BillingTerms(
+        unit_cards=unit_cards,
+        min_units=min_units,
+        max_units=max_units,
+        whole_units_only=whole_units_only,
+        unit_rate_cny_per_hour=0.0,
+        granularity_hours=1.0,
+        min_billed_hours=0.0,
+        machine_cards=machine_cards,
+        spans_machines=spans_machines,
+    )
 
 
 def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
