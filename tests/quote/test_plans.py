@@ -15,10 +15,10 @@ from litestar.testing import AsyncTestClient
 from schemas.offer import CardHourPricing, NodeHourPricing
 from schemas.quote import Quote, QuoteRequest, QuoteResponse, Workload
 from service.quote import QuoteOptions, Snapshot, build_quote
+from service.quote.model import sold_counts
 from service.services import AppServices, build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore
-from service.quote.model import sold_counts
 from tests.quote.factories import offer, options, request, snapshot
 from tests.quote.seeded import catalog
 

@@ -64,7 +64,7 @@ def footprint(value: object) -> int:
     stack: list[object] = [value]
     while stack:
         item = stack.pop()
-        if id(item) in seen or item is None or isinstance(item, int | float | str | bytes | bool):
+        if item is None or id(item) in seen or isinstance(item, int | float | str | bytes | bool):
             continue
         seen.add(id(item))
         if isinstance(item, np.ndarray):
@@ -76,11 +76,27 @@ def footprint(value: object) -> int:
             stack.extend(item)
         elif isinstance(item, dict):
             stack.extend(item.values())
-        elif isinstance(item, msgspec.Struct):
-            stack.extend(getattr(item, name) for name in item.__struct_fields__)
-        elif dataclasses.is_dataclass(item):
-            stack.extend(getattr(item, field.name) for field in dataclasses.fields(item))
+        else:
+            stack.extend(getattr(item, name) for name in _field_names(type(item)))
     return total
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """The fields ``footprint`` reads of an object of type ``kind``: a struct's or a dataclass's, none of
+    anything else; looked up once per type (``dataclasses.fields`` per object took most of a weighing)."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        if issubclass(kind, msgspec.Struct):
+            names = tuple(kind.__struct_fields__)
+        elif dataclasses.is_dataclass(kind):
+            names = tuple(field.name for field in dataclasses.fields(kind))
+        else:
+            names = ()
+        _FIELD_NAMES[kind] = names
+    return names
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 
 class BoundedMemo(Generic[K, V]):

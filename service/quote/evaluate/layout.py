@@ -34,6 +34,7 @@ from service.quote.base.arrays import ArrayT, BoolArray, FloatArray, IntArray, f
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.combined import PricedPlans, plan_cells
+from service.quote.evaluate.placing import placed_by_kind
 from service.quote.jobs import Candidates, LayoutInputs, SpeedupRule
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
@@ -272,12 +273,20 @@ def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
 
 
 def _rentals(
-    tables: OfferTables, inputs: LayoutInputs, cell_cards: FloatArray, at: _AtCells
+    tables: OfferTables,
+    inputs: LayoutInputs,
+    by_count: tuple[FloatArray, IntArray],
+    cell_cards: FloatArray,
+    at: _AtCells,
 ) -> tuple[FloatArray, BoolArray, FloatArray | None]:
-    """Per billed cell: the units rented, whether the offer supplies them, and the machines a placement
-    takes (None: one rental each): the placement's, else one rental's (``_supplies``)."""
+    """Per billed cell (``by_count``: the counts' cards and each cell's count, ``cell_cards`` its cards):
+    the units rented, whether the offer supplies them, and the machines a placement takes (None: one
+    rental each): the placement's (once per kind of row where that costs less: ``placing``), else one
+    rental's (``_supplies``)."""
     if inputs.placement is not None:
-        return inputs.placement(cell_cards, at)
+        cards, cell_count = by_count
+        by_kind = placed_by_kind(tables, inputs, cards, cell_count, at)
+        return by_kind if by_kind is not None else inputs.placement(cell_cards, at)
     units = np.maximum(at(tables.min_units), np.ceil(cell_cards / at(tables.unit_cards)))
     return units, _supplies(units, cell_cards, tables, at), None
 
@@ -304,7 +313,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     # Only the billed cells are worked out: the grid's other cells are never read.
     at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=cell_offer[sparse])
     cell_cards = cards[cell_count]
-    units, supplies, machines = _rentals(tables, inputs, cell_cards, at)
+    units, supplies, machines = _rentals(tables, inputs, (cards, cell_count), cell_cards, at)
     units_rate = np.stack((units, units * at(tables.unit_rate_cny_per_hour)))
     return Layout(
         counts=counts,

@@ -19,6 +19,7 @@ from service.quote.jobs.base import (
     JobKind,
     LayoutInputs,
     ModelSize,
+    RowsAt,
     SpeedupRule,
 )
 from service.quote.jobs.batch import BatchJob
@@ -36,6 +37,7 @@ __all__ = [
     "JobKind",
     "LayoutInputs",
     "ModelSize",
+    "RowsAt",
     "SpeedupRule",
 ]
 

@@ -127,11 +127,13 @@ class Placement(Protocol):
 class LayoutInputs(msgspec.Struct, frozen=True):
     """What a layout is built from: the counts evaluated, the candidates quoted among them, and, where a
     placement replaces the one-rental rule (replicas or runs placed over machines), the placement, worked
-    out at the cells billed alone."""
+    out at the cells billed alone, and the job's own per-row arrays it reads (besides the tables'
+    columns: rows alike in all of them are placed alike, ``evaluate.placing``)."""
 
     counts: tuple[int, ...]
     requested: BoolArray  # (counts, rows), or broadcast to it
     placement: Placement | None = None
+    placement_rows: tuple[FloatArray | BoolArray, ...] = ()
 
 
 class Candidates(msgspec.Struct, frozen=True, gc=False):

@@ -92,7 +92,7 @@ class RunSpeedups(SpeedupRule, frozen=True, gc=False):
 
     def columns(self, tables: OfferTables, counts: Sequence[int]) -> ScalingColumns:
         per_run = self.cards_per_run.array
-        sizes = sorted({int(cards) for cards in per_run.tolist()})
+        sizes = run_sizes(per_run)
         within = self.base.columns(tables, sizes)  # (sizes, base columns): a run's own speed-up
         width = len(within.columns)
         size_at = np.searchsorted(sizes, per_run)
@@ -110,6 +110,11 @@ class RunSpeedups(SpeedupRule, frozen=True, gc=False):
             for at in range(width * len(sizes))
         )
         return ScalingColumns(columns=columns, code=code, low=low, expected=expected, high=high)
+
+
+def run_sizes(cards_per_run: FloatArray) -> list[int]:
+    """The distinct cards a run takes over the rows, ascending (whole cards)."""
+    return [int(cards) for cards in np.unique(cards_per_run).tolist()]
 
 
 def run_units(
@@ -192,7 +197,9 @@ class RunPlacement(Candidates, frozen=True, gc=False):
             asked = np.isin(cards, self.card_counts)[:, None]
             requested = asked & (cards[:, None] % per_run == 0) & (cards[:, None] >= per_run) & matching
         placement = functools.partial(placed_runs, tables, per_run)  # at the cells billed alone
-        return LayoutInputs(counts=counts, requested=requested, placement=placement)
+        return LayoutInputs(
+            counts=counts, requested=requested, placement=placement, placement_rows=(per_run,)
+        )
 
     def _default_candidates(
         self, tables: OfferTables, per_run: FloatArray, matching: BoolArray
@@ -227,8 +234,10 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         counts = tuple(sorted(set().union({1}, *totals, by_deadline[met].tolist())))
         position = {count: at for at, count in enumerate(counts)}
         requested = np.zeros((len(counts), tables.size), dtype=np.bool_)
+        order = np.argsort(group, kind="stable")
+        starts = np.searchsorted(group.take(order), np.arange(len(totals) + 1))
         for at, group_totals in enumerate(totals):
-            members = rows[group == at]
+            members = rows.take(order[starts[at] : starts[at + 1]])
             requested[np.array([position[total] for total in group_totals])[:, None], members] = True
         requested[np.searchsorted(counts, by_deadline[met]), rows[met]] = True
         return counts, requested
@@ -323,8 +332,8 @@ class IndependentJob(JobKind):
         per_run = speedups.cards_per_run.array
         deadline = None
         if asked.card_counts is None and asked.deadline_hours is not None:
-            one_run = speedups.base.columns(tables, sorted({int(cards) for cards in per_run.tolist()}))
-            sizes = sorted({int(cards) for cards in per_run.tolist()})
+            sizes = run_sizes(per_run)
+            one_run = speedups.base.columns(tables, sizes)
             at = np.searchsorted(sizes, per_run) * one_run.expected.shape[1] + one_run.code
             run_speedup = one_run.expected.take(at)
             time_left = asked.deadline_hours - tables.lead_time_h

@@ -37,7 +37,6 @@ from service.quote.jobs.base import (
     JobKind,
     LayoutInputs,
     ModelSize,
-    Placement,
     RowsAt,
     SpeedupRule,
     every_row,
@@ -141,10 +140,10 @@ def serving_candidates(
     replicas: int | FloatArray,
     card_counts: Sequence[int] | None,
     matching: BoolArray,
-) -> tuple[tuple[int, ...], BoolArray, Placement]:
+) -> LayoutInputs:
     """The counts to evaluate for a serving job, which (count, row) candidates are quoted, and the
     placement of each billed one: its units, whether it can be placed and the machines it takes
-    (``placed_replicas``).
+    (``placed_replicas``, reading the replicas' per-row layout).
 
     Without ``card_counts``: each row at exactly ``replicas`` replicas (one number, or one per row for a
     throughput target; NaN or past ``MAX_CARDS`` cards: the row cannot serve it). With them: each given
@@ -154,7 +153,7 @@ def serving_candidates(
     least = replicas * layout.replica_cards
     if card_counts is None:
         servable = matching & layout.hosts & np.isfinite(least) & (least <= MAX_CARDS)
-        given = {int(cards) for cards in least[servable].tolist()}
+        given = set(np.unique(least[servable]).astype(np.int64).tolist())  # truncated as int() does
     else:
         given = set(card_counts)
     counts = tuple(sorted({1, *given}))
@@ -162,7 +161,12 @@ def serving_candidates(
     requested = (cards % layout.replica_cards == 0) & (cards >= least) & layout.hosts
     if card_counts is None:
         requested &= cards == least
-    return counts, requested, functools.partial(placed_replicas, tables, layout)
+    return LayoutInputs(
+        counts=counts,
+        requested=requested,
+        placement=functools.partial(placed_replicas, tables, layout),
+        placement_rows=(layout.replica_cards, layout.within_machine, layout.hosts),
+    )
 
 
 class ReplicaPlacement(Candidates, frozen=True, gc=False):
@@ -177,10 +181,9 @@ class ReplicaPlacement(Candidates, frozen=True, gc=False):
 
     def inputs(self, tables: OfferTables) -> LayoutInputs:
         replicas = self.replicas if isinstance(self.replicas, int) else self.replicas.array
-        counts, requested, placement = serving_candidates(
+        return serving_candidates(
             tables, self.fewest_cards.array, replicas, self.card_counts, self.matching.array
         )
-        return LayoutInputs(counts=counts, requested=requested, placement=placement)
 
 
 def _check_throughput(workload: Workload) -> None:

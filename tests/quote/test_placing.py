@@ -1,0 +1,99 @@
+"""Replicas and runs placed once per kind of row (``service.quote.evaluate.placing``) are placed as each
+cell alone would be: the same units, placements and machines at every cell, the same answers; and a
+placement that reads a per-row array its kinds are not keyed by fails rather than reading another row's.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+
+from schemas.quote import QuoteRequest
+from service.quote import QuoteOptions, Snapshot
+from service.quote.base.arrays import ArrayT
+from service.quote.evaluate import layout, placing
+from service.quote.jobs import LayoutInputs, RowsAt
+from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.seeded import answers, catalog, requests
+
+_OPTIONS = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S)
+
+
+@cache
+def _snapshot() -> Snapshot:
+    return catalog(41, 900, clusters=40, packaged_vendors=6)
+
+
+def _placed_jobs(snapshot: Snapshot) -> list[QuoteRequest]:
+    """Seeded requests whose layouts place replicas or runs."""
+    drawn = requests(42, 900, snapshot)
+    return [request for request in drawn if request.workload.kind in ("serving", "independent")]
+
+
+def _placing_every_layout(monkeypatch: pytest.MonkeyPatch) -> list[tuple[LayoutInputs, Any, Any]]:
+    """Place every layout by kind, however small, and record each one's inputs, cells and result."""
+    monkeypatch.setattr(placing, "_FROM_CELLS", 0)
+    monkeypatch.setattr(placing, "_PAIR_SHARE", np.inf)
+    seen: list[tuple[LayoutInputs, Any, Any]] = []
+    original = placing.placed_by_kind
+
+    def recording(tables: Any, inputs: LayoutInputs, cards: Any, cell_count: Any, at: RowsAt) -> Any:
+        result = original(tables, inputs, cards, cell_count, at)
+        assert result is not None
+        seen.append((inputs, cards.take(cell_count), (at, result)))
+        return result
+
+    monkeypatch.setattr(layout, "placed_by_kind", recording)
+    return seen
+
+
+def test_each_cell_is_placed_as_it_would_be_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshot = _snapshot()
+    seen = _placing_every_layout(monkeypatch)
+    answers(snapshot, _placed_jobs(snapshot), _OPTIONS)
+    assert len(seen) > 20
+    kinds_seen = set()
+    for inputs, cell_cards, (at, by_kind) in seen:
+        assert inputs.placement is not None
+        alone = inputs.placement(cell_cards, at)
+        for expected, got in zip(alone, by_kind, strict=True):
+            assert np.array_equal(expected, got, equal_nan=True)
+        kinds_seen.add(len(inputs.placement_rows))
+    assert kinds_seen == {1, 3}  # runs (their cards per run) and replicas (cards, machine, hosts)
+
+
+def test_answers_placed_by_kind_are_the_answers_placed_cell_by_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    snapshot = _snapshot()
+    asked = _placed_jobs(snapshot)
+    monkeypatch.setattr(placing, "_FROM_CELLS", 2**62)
+    cell_by_cell = answers(snapshot, asked, _OPTIONS)
+    seen = _placing_every_layout(monkeypatch)
+    by_kind = answers(snapshot, asked, _OPTIONS)
+    assert seen
+    assert by_kind == cell_by_cell
+
+
+def test_a_placement_reading_an_array_its_kinds_are_not_keyed_by_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snapshot = _snapshot()
+    tables = snapshot.tables
+    monkeypatch.setattr(placing, "_FROM_CELLS", 0)
+
+    def reads_the_rate(cards: Any, rows_at: RowsAt) -> Any:
+        rate = rows_at(tables.unit_rate_cny_per_hour)  # not a placement column
+        return rate, rate > 0, rate
+
+    requested = np.ones((2, tables.size), dtype=np.bool_)
+    inputs = LayoutInputs(counts=(1, 2), requested=requested, placement=reads_the_rate)
+    cards = np.array([1.0, 2.0])
+    cell_count = np.repeat(np.arange(2), tables.size)
+
+    def at_cells(values: ArrayT) -> ArrayT:
+        return np.tile(values, 2)  # type: ignore[return-value]
+
+    with pytest.raises(ValueError, match="not keyed by"):
+        placing.placed_by_kind(tables, inputs, cards, cell_count, at_cells)
