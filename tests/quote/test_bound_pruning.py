@@ -87,9 +87,10 @@ def test_pruning_bills_fewer_cells_than_the_whole_table(monkeypatch: pytest.Monk
 
 
 def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``Layout.at_cells`` broadcasts the dense counts' rows and ``Layout.rows_with`` reduces them a count
-    at a time: they must equal the plain gather and scatter on every layout the seeded requests judge
-    (dense and sparse counts, pruned subsets, deadlines, placements)."""
+    """``Layout.at_cells`` broadcasts the dense counts' rows, ``Layout.rows_with`` reduces them a count
+    at a time and ``Layout.cells_of`` finds some rows' cells: they must equal the plain gather, scatter
+    and search on every layout the seeded requests judge (dense and sparse counts, pruned subsets,
+    deadlines, placements)."""
     snapshot = _catalog(1)
     layouts: list[Layout] = []
     original = evaluation._judged
@@ -111,6 +112,10 @@ def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.Monke
         found = np.zeros(size, dtype=np.bool_)
         found[layout.cell_offer[cells]] = True
         assert np.array_equal(layout.rows_with(cells, size), found)
+        for share in (0.001, 0.01, 0.3):  # sorted for few rows, by a mask over every cell for many
+            rows = np.flatnonzero(rng.random(size) < share)
+            expected = np.flatnonzero(np.isin(layout.cell_offer, rows))
+            assert np.array_equal(layout.cells_of(rows, snapshot.tables), expected)
 
 
 @pytest.mark.parametrize("size", [30, 600, 5_000, 40_000])

@@ -401,7 +401,7 @@ def _pruned(job: _Request) -> Evaluation | None:
         return None
     kept = kept_rows(bounds, thresholds, request.time_value_cny_per_hour)
     if not np.isin(kept, rows, assume_unique=True).all():
-        at = _merged(layout.cells_of(np.union1d(rows, kept), tables), forced)
+        at = _merged(layout.cells_of(_merged(rows, kept), tables), forced)
         if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
             return None  # the bounds keep most rows: billing the whole layout costs less
         billed = _bill(job, layout.subset(at, tables))

@@ -45,6 +45,8 @@ __all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout", "kept_
 # A cell billed on its own costs ``1 / _SPARSE_SHARE`` of one billed in a whole row (``_dense_rows``).
 _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
+# Past this share of a layout's cells, ``cells_of`` finds them by a mask over every cell, not a sort.
+_CELLS_BY_MASK = 1 / 32
 # Candidates whose layout is kept per snapshot; those that depend on the job's own figures (a deadline's
 # fewest cards, a replica's cards) are kept apart, so their many shapes never push the shared ones out.
 # Each is bounded in bytes too: a layout of 100,000 offers holds 50 to 100 MB with the speed-ups gathered
@@ -153,6 +155,11 @@ class Layout:
         order, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
         lengths = starts[rows + 1] - starts[rows]
         total = int(lengths.sum())
+        if total > _CELLS_BY_MASK * self.cells.size:
+            # Many cells: one pass over every cell's row costs less than sorting theirs.
+            wanted = np.zeros(tables.size, dtype=np.bool_)
+            wanted[rows] = True
+            return np.flatnonzero(self.at_cells(wanted))
         ends = np.cumsum(lengths)
         at = np.arange(total) + np.repeat(starts[rows] - (ends - lengths), lengths)
         positions: IntArray = np.sort(order[at])
