@@ -65,6 +65,18 @@ class CandidateKeys:
             cards=cards,
         )
 
+    def among(self, at: IntArray) -> CandidateKeys:
+        """The keys of candidates ``at`` alone, aligned with ``at``."""
+        return CandidateKeys(
+            positions=self.positions[at],
+            cost=self.cost[at],
+            hours=self.hours[at],
+            time_value_cny_per_hour=self.time_value_cny_per_hour,
+            offers=self.offers,
+            id_order=self.id_order,
+            cards=self.cards,
+        )
+
     @property
     def size(self) -> int:
         return int(self.positions.size)
@@ -132,16 +144,7 @@ def first_among(keys: CandidateKeys, among: BoolArray, rank_by: RankBy, *, top_k
     at = np.flatnonzero(among)
     if at.size == 0:
         return None
-    restricted = CandidateKeys(
-        positions=keys.positions[at],
-        cost=keys.cost[at],
-        hours=keys.hours[at],
-        time_value_cny_per_hour=keys.time_value_cny_per_hour,
-        offers=keys.offers,
-        id_order=keys.id_order,
-        cards=keys.cards,
-    )
-    return int(at[first(restricted, rank_by, top_k=top_k)])
+    return int(at[first(keys.among(at), rank_by, top_k=top_k)])
 
 
 @dataclass(frozen=True, slots=True)

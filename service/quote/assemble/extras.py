@@ -6,19 +6,21 @@ the plan without the recommendation's risk.
 - The safe plan: when the recommendation has a risk (its high end past the deadline or the budget, spot
   capacity the vendor can take back), the top of the same ``rank_by`` ranking among the candidates
   without any; ``QuoteResponse.safe`` names it and the summary's first sentence says what it costs more.
+  The candidates' high ends are read in ranking order, a few at a time, until one meets every limit.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from schemas.quote import QuoteRequest
+from schemas.quote import QuoteRequest, RankBy
+from service.quote.base.arrays import IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.evaluation import Evaluation, Figure
 from service.quote.evaluate.figures import unknown_hours
-from service.quote.evaluate.judge import limit_rows
+from service.quote.evaluate.judge import HighWithin, limit_rows
 from service.quote.model.tables import OfferTables
-from service.quote.rank import CandidateKeys, Picks, first_among
+from service.quote.rank import CandidateKeys, Picks, first_among, top
 
 __all__ = ["add_single_card", "safe_position"]
 
@@ -82,10 +84,43 @@ def safe_position(
     column, offer = keys.cell(picks.recommended)
     high_ok = evaluation.high_ok
     spot = tables.interruptible
-    if not spot[offer] and (high_ok is None or high_ok[evaluation.cell(column, offer)]):
+    if not spot[offer] and (high_ok is None or high_ok.at(np.array([evaluation.cell(column, offer)]))[0]):
         return None
     qualifying = np.flatnonzero(evaluation.qualifying)
-    safe = ~spot.take(evaluation.cell_offer.take(qualifying))
-    if high_ok is not None:
-        safe &= high_ok.take(qualifying)
-    return first_among(keys, safe, request.rank_by, top_k=top_k)
+    on_demand = ~spot.take(evaluation.cell_offer.take(qualifying))
+    if high_ok is None:
+        return first_among(keys, on_demand, request.rank_by, top_k=top_k)
+    return _first_within(keys, np.flatnonzero(on_demand), qualifying, high_ok, request.rank_by, top_k)
+
+
+# The candidates whose high ends are read first, in ranking order, and how much more each later read
+# takes: a plan without the risk is usually near the top, so most of the high ends are never billed.
+_FIRST_READ = 16
+_READ_GROWTH = 4
+
+
+def _first_within(
+    keys: CandidateKeys,
+    pending: IntArray,
+    qualifying: IntArray,
+    high_ok: HighWithin,
+    rank_by: RankBy,
+    top_k: bool,
+) -> int | None:
+    """Position in ``keys`` of the first of ``pending`` (positions in ``keys``) in ``rank_by`` order whose
+    high end meets every limit, or None: the next few in ranking order are read at a time, the rest all
+    at once when few are left (``top_k`` False, the reference: all at once). ``qualifying``: each key's
+    billed cell."""
+    read = _FIRST_READ
+    while top_k and pending.size > 2 * read:
+        ahead = pending[top(keys.among(pending), rank_by, read)]
+        within = high_ok.at(qualifying.take(ahead))
+        if within.any():
+            return int(ahead[np.argmax(within)])
+        left = np.ones(keys.size, dtype=np.bool_)
+        left[ahead] = False
+        pending = pending[left.take(pending)]
+        read *= _READ_GROWTH
+    among = np.zeros(keys.size, dtype=np.bool_)
+    among[pending] = high_ok.at(qualifying.take(pending))
+    return first_among(keys, among, rank_by, top_k=top_k)

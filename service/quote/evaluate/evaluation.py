@@ -32,8 +32,9 @@ expected bounds alone: the high end's hours add a bad-luck count of them, each t
 checkpoint and a restart, and its cost is billed on those hours. A limit judged on the high end
 (``deadline_confidence``, ``budget_confidence``) reads the high end of every candidate, so then it is
 billed for every cell (``bounds.high_everywhere``) rather than for the returned quotes alone; a limit
-judged on the expected figures reads the high ends of the candidates within it (its plans with no risk of
-passing it are told apart: ``high_ok``), billed for those alone (``_high_figures``).
+judged on the expected figures reads the high ends of the candidates the response names (the
+recommendation, and the top of the ranking among its plans with no risk of passing it: ``high_ok``),
+billed for those alone (``_high_figures``).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, one_card_hours_of
 from service.quote.evaluate.figures import Figure, add_data_fees, bill, fees_per_offer, price_plan_cells
 from service.quote.evaluate.filters import filter_mask
-from service.quote.evaluate.judge import judge
+from service.quote.evaluate.judge import HighWithin, judge
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
@@ -108,9 +109,9 @@ class Evaluation(msgspec.Struct, frozen=True):
     excluded: Excluded
     bounds: BoundTerms  # what the low and high bounds of the returned cells are billed from
     losses: LossTerms  # what interrupts each candidate, and what an interruption adds to its hours
-    # (cells,) the high end within every limit (None without a deadline or budget): plans with no risk
-    # of passing them (``judge``)
-    high_ok: BoolArray | None = None
+    # Whether a cell's high end is within every limit (None without a deadline or budget): plans with no
+    # risk of passing them (``judge``), read at the qualifying cells a response names
+    high_ok: HighWithin | None = None
     remote: BoolArray | None = None  # (offers,) outside ``workload.data_city``
     machines: FloatArray | None = None  # (cells,) the machines a placement takes (serving, runs)
     replica_tokens_per_s: FloatArray | None = None  # (3, offers) what one replica serves, for a target
@@ -283,7 +284,7 @@ def _judged(
     figures: FloatArray,
     requested: BoolArray,
     high_figures: Callable[[IntArray], FloatArray] | None = None,
-) -> tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None]:
+) -> tuple[BoolArray, BoolArray, bool, Excluded, HighWithin | None]:
     """``judge`` over ``layout``'s cells: the masks of the request's filters, capacity, memory and stale
     prices per cell; ``high_figures``: see ``judge``."""
     tables, request, fewest_cards = job.tables, job.resolved.request, job.fewest_cards
@@ -320,7 +321,7 @@ def _per_cell(layout: Layout, mask: BoolArray, usual: bool) -> BoolArray | None:
 def _evaluation(
     job: _Request,
     billed: _Billed,
-    judged: tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None],
+    judged: tuple[BoolArray, BoolArray, bool, Excluded, HighWithin | None],
     *,
     quoted_offers: BoolArray | None = None,
 ) -> Evaluation:
@@ -405,7 +406,9 @@ def _pruned(job: _Request) -> Evaluation | None:
         if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
             return None  # the bounds keep most rows: billing the whole layout costs less
         billed = _bill(job, layout.subset(at, tables))
-    judged = (runnable[at], qualifying[at], used_stale, excluded, None if high_ok is None else high_ok[at])
+    if high_ok is not None:  # ``prunes``: never with a limit, the only reader of high ends here
+        raise ValueError("a pruned evaluation judges no deadline or budget")
+    judged = (runnable[at], qualifying[at], used_stale, excluded, None)
     return _evaluation(job, billed, judged, quoted_offers=quoted)
 
 

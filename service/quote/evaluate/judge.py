@@ -5,15 +5,18 @@ The stages and their counts are described in ``_evaluate``; every mask here is p
 
 The deadline and the budget judge the figure ``deadline_confidence`` and ``budget_confidence`` name:
 the expected one (the figure quotes are ranked by), or the high end (``limit_rows``). With a limit, the
-cells whose high ends meet every limit are told apart too (``high_ok``): the plans with no risk of
-passing it, one of which the summary names when the recommendation may pass it. ``high_ok`` is read only
-at qualifying cells, which meet every limit by the figure it judges: when the limits judge the expected
-figures, the high end is billed for those cells alone (``high_figures``), not for every billed cell.
+cells whose high ends meet every limit are told apart too (``high_ok``, a ``HighWithin``): the plans
+with no risk of passing it, one of which the summary names when the recommendation may pass it.
+``high_ok`` is read only at qualifying cells, which meet every limit by the figure it judges, and only at
+the few the response names (the recommendation, then the candidates in ranking order until one has no
+risk: ``assemble.extras``): when the limits judge the expected figures, the high end is billed for the
+cells read alone (``high_figures``), not for every candidate within the limits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,7 +25,11 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.figures import Figure, unknown_hours
 
-__all__ = ["judge", "limit_rows"]
+__all__ = ["HighWithin", "judge", "limit_rows"]
+
+# Per limit: its value (None: no such limit), the figure row it judges, its high-end row, and per cell the
+# hours that pass before the figure's (None: none).
+Limits = tuple[tuple[float | None, Figure, Figure, FloatArray | None], ...]
 
 
 def limit_rows(request: QuoteRequest) -> tuple[Figure, Figure]:
@@ -40,22 +47,30 @@ def _within(figures: FloatArray, row: Figure, limit: float, before: FloatArray |
     return within
 
 
-def _high_within(
-    limits: tuple[tuple[float | None, Figure, Figure, FloatArray | None], ...],
-    candidates: BoolArray,
-    high_figures: Callable[[IntArray], FloatArray],
-) -> BoolArray:
-    """``high_ok`` billed for the ``candidates`` alone: whether each one's high end meets every limit."""
-    at = np.flatnonzero(candidates)
-    figures = high_figures(at)
-    high = np.ones(at.size, dtype=np.bool_)
-    with unknown_hours():
-        for limit, _, high_row, before in limits:
-            if limit is not None:
-                high &= _within(figures, high_row, limit, None if before is None else before.take(at))
-    high_ok = np.zeros(candidates.size, dtype=np.bool_)
-    high_ok[at] = high
-    return high_ok
+@dataclass(frozen=True, slots=True)
+class HighWithin:
+    """Whether candidates' high ends meet every limit, read at the cells asked for (qualifying ones):
+    from the judged figures when they hold every cell's high end (``known``), else billed for those
+    cells alone (``high_figures``)."""
+
+    limits: Limits
+    known: BoolArray | None = None
+    high_figures: Callable[[IntArray], FloatArray] | None = None
+
+    def at(self, cells: IntArray) -> BoolArray:
+        """Per cell of ``cells`` (positions among the billed cells), whether its high end meets every
+        limit."""
+        if self.known is not None:
+            return self.known.take(cells)
+        if self.high_figures is None:
+            raise ValueError("HighWithin needs the known mask or a way to bill high ends")
+        figures = self.high_figures(cells)
+        high = np.ones(cells.size, dtype=np.bool_)
+        with unknown_hours():
+            for limit, _, high_row, before in self.limits:
+                if limit is not None:
+                    high &= _within(figures, high_row, limit, None if before is None else before.take(cells))
+        return high
 
 
 def judge(
@@ -65,27 +80,27 @@ def judge(
     masks: tuple[BoolArray | None, BoolArray, BoolArray | None, BoolArray | None],
     lead_hours: FloatArray | None = None,
     high_figures: Callable[[IntArray], FloatArray] | None = None,
-) -> tuple[BoolArray, BoolArray, bool, Excluded, BoolArray | None]:
+) -> tuple[BoolArray, BoolArray, bool, Excluded, HighWithin | None]:
     """Runnable and qualifying cells, whether stale prices were used, what was excluded why, and (with a
-    deadline or budget) the cells whose high ends meet them all (``high_ok``; None without a limit).
+    deadline or budget) which cells' high ends meet them all (``high_ok``; None without a limit).
 
     ``masks``: matching, capacity and memory checks, and stale prices, each per cell; None for a check
     every cell passes (matching, memory) or a flag no cell has (stale): nothing to combine or count.
     ``lead_hours``: per cell, the hours from booking to the start, which the deadline counts (None: none).
     ``high_figures``: None when ``figures`` holds every cell's high end; else the limits judge the
-    expected figures, and it gives the figures, high end billed, of the cells at some positions: those
-    within every limit and requested (``high_ok`` is False elsewhere, where nothing reads it).
+    expected figures, and it gives the figures, high end billed, of the cells at some positions: the
+    qualifying ones ``high_ok`` is read at.
     """
     matching, capacity_ok, memory_ok, stale = masks
     possible = capacity_ok
     for check in (matching, memory_ok):
         if check is not None:
             possible = possible & check
-    high_ok = None
+    known: BoolArray | None = None
     within_limits = possible
     hours_row, cost_row = limit_rows(request)
     judged: list[BoolArray | None] = []
-    limits = (
+    limits: Limits = (
         (request.deadline_hours, hours_row, Figure.HOURS_HIGH, lead_hours),
         (request.budget_cny, cost_row, Figure.COST_HIGH, None),
     )
@@ -98,11 +113,12 @@ def judge(
             within_limits = within_limits & ok
             if high_figures is None:
                 high = ok if row == high_row else _within(figures, high_row, limit, before)
-                high_ok = high if high_ok is None else high_ok & high
+                known = high if known is None else known & high
     deadline_ok, budget_ok = judged
     requested_within = within_limits & requested
-    if high_figures is not None and (deadline_ok is not None or budget_ok is not None):
-        high_ok = _high_within(limits, requested_within, high_figures)
+    high_ok = None
+    if deadline_ok is not None or budget_ok is not None:
+        high_ok = HighWithin(limits, known, high_figures)
     qualifying, used_stale = requested_within, False
     if stale is not None:
         qualifying = requested_within & ~stale
