@@ -1,5 +1,6 @@
-"""The plan without the recommendation's risk, found by reading high ends in ranking order a few at a time,
-is the top of the ranking among every candidate without the risk (``assemble.extras._first_within``).
+"""The plan without the recommendation's risk, found by reading high ends in ranking order (the top
+``limit`` first, then a few at a time), is the top of the ranking among every candidate without the risk
+(``assemble.extras._first_within``).
 
 Seeded candidates with tied costs and hours, the same offer at several counts, and the candidates
 without the risk placed anywhere in the ranking (first, past the first reads, last, nowhere), for every
@@ -76,22 +77,29 @@ def test_the_lazy_search_names_the_top_of_the_ranking_without_the_risk(rank_by: 
         safe = _safe_mask(rng, keys, rank_by, where)
         # Candidates on spot capacity are never the safe plan, whatever their high ends.
         on_demand = np.array([rng.random() > 0.2 for _ in range(size)])
-        cells = np.arange(size, dtype=np.int64)
+        # The top ``limit`` the ranking returns, read first.
+        ranked = top(keys, rank_by, rng.choice((1, 3, 10, 20)), top_k=False)
         for top_k in (True, False):
             high_ok = _Counted(safe)
-            found = extras._first_within(keys, np.flatnonzero(on_demand), cells, high_ok, rank_by, top_k)
+            found = extras._first_within(keys, ranked, on_demand.take, _same, high_ok, rank_by, top_k)
             assert found == first_among(keys, safe & on_demand, rank_by, top_k=False)
             assert len(high_ok.reads) == len(set(high_ok.reads))
             assert set(high_ok.reads) <= set(np.flatnonzero(on_demand).tolist())
+
+
+def _same(at: IntArray) -> IntArray:
+    return at
 
 
 def test_a_plan_without_the_risk_near_the_top_is_found_reading_few_high_ends() -> None:
     rng = random.Random(5)
     keys = _keys(rng, 2_000, offers=2_000)
     order = top(keys, "cost", keys.size, top_k=False)
-    safe = np.zeros(keys.size, dtype=np.bool_)
-    safe[order[3]] = True
-    high_ok = _Counted(safe)
-    every = np.arange(keys.size, dtype=np.int64)
-    assert extras._first_within(keys, every, every, high_ok, "cost", True) == order[3]
-    assert len(high_ok.reads) == 16
+    every = np.ones(keys.size, dtype=np.bool_)
+    for place, reads in ((3, 10), (12, 10 + 16), (100, 10 + 16 + 64 + 256)):
+        safe = np.zeros(keys.size, dtype=np.bool_)
+        safe[order[place]] = True
+        high_ok = _Counted(safe)
+        found = extras._first_within(keys, order[:10], every.take, _same, high_ok, "cost", True)
+        assert found == order[place]
+        assert len(high_ok.reads) == reads

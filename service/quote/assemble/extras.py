@@ -6,15 +6,18 @@ the plan without the recommendation's risk.
 - The safe plan: when the recommendation has a risk (its high end past the deadline or the budget, spot
   capacity the vendor can take back), the top of the same ``rank_by`` ranking among the candidates
   without any; ``QuoteResponse.safe`` names it and the summary's first sentence says what it costs more.
-  The candidates' high ends are read in ranking order, a few at a time, until one meets every limit.
+  The candidates' high ends are read in ranking order (the top ``limit`` first), a few at a time, until
+  one meets every limit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from schemas.quote import QuoteRequest, RankBy
-from service.quote.base.arrays import IntArray
+from service.quote.base.arrays import BoolArray, IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.evaluation import Evaluation, Figure
 from service.quote.evaluate.figures import unknown_hours
@@ -81,46 +84,66 @@ def safe_position(
     """When the recommendation has a risk (its high end past a limit, spot capacity): the position in
     ``keys`` of the top of the same ranking among the candidates without any, or None (no risk, or no
     candidate without one). ``keys`` are the qualifying cells' in cell order."""
-    column, offer = keys.cell(picks.recommended)
-    high_ok = evaluation.high_ok
-    spot = tables.interruptible
-    if not spot[offer] and (high_ok is None or high_ok.at(np.array([evaluation.cell(column, offer)]))[0]):
-        return None
-    qualifying = np.flatnonzero(evaluation.qualifying)
-    on_demand = ~spot.take(evaluation.cell_offer.take(qualifying))
+    _, offer = keys.cell(picks.recommended)
+    high_ok, spot = evaluation.high_ok, tables.interruptible
+
+    def on_demand(at: IntArray) -> BoolArray:
+        flags: BoolArray = ~spot.take(keys.positions.take(at) % keys.offers)
+        return flags
+
     if high_ok is None:
-        return first_among(keys, on_demand, request.rank_by, top_k=top_k)
-    return _first_within(keys, np.flatnonzero(on_demand), qualifying, high_ok, request.rank_by, top_k)
+        if not spot[offer]:
+            return None
+        return first_among(keys, on_demand(np.arange(keys.size)), request.rank_by, top_k=top_k)
+
+    def cells(at: IntArray) -> IntArray:
+        columns, offers = np.divmod(keys.positions.take(at), keys.offers)
+        return evaluation.cell_at(columns, offers)
+
+    # The top ``limit`` (ranks from 1) lead the ranking: read first, the recommendation among them.
+    ranked = np.fromiter((at for at, rank in picks.ranks.items() if rank > 0), dtype=np.int64)
+    found = _first_within(keys, ranked, on_demand, cells, high_ok, request.rank_by, top_k)
+    return None if found == picks.recommended else found
 
 
-# The candidates whose high ends are read first, in ranking order, and how much more each later read
-# takes: a plan without the risk is usually near the top, so most of the high ends are never billed.
-_FIRST_READ = 16
+# Past the top ``limit``, the candidates whose high ends are read next, in ranking order, and how much
+# more each later read takes: a plan without the risk is usually near the top, so most high ends are
+# never billed.
+_NEXT_READ = 16
 _READ_GROWTH = 4
 
 
 def _first_within(
     keys: CandidateKeys,
-    pending: IntArray,
-    qualifying: IntArray,
+    ranked: IntArray,
+    on_demand: Callable[[IntArray], BoolArray],
+    cells: Callable[[IntArray], IntArray],
     high_ok: HighWithin,
     rank_by: RankBy,
     top_k: bool,
 ) -> int | None:
-    """Position in ``keys`` of the first of ``pending`` (positions in ``keys``) in ``rank_by`` order whose
-    high end meets every limit, or None: the next few in ranking order are read at a time, the rest all
-    at once when few are left (``top_k`` False, the reference: all at once). ``qualifying``: each key's
-    billed cell."""
-    read = _FIRST_READ
-    while top_k and pending.size > 2 * read:
-        ahead = pending[top(keys.among(pending), rank_by, read)]
-        within = high_ok.at(qualifying.take(ahead))
+    """Position in ``keys`` of the first candidate in ``rank_by`` order that is ``on_demand`` and whose
+    high end meets every limit (read at its billed cell, ``cells``), or None. ``ranked``: the first
+    candidates in that order (a prefix of it), read first; then the next few in ranking order at a time,
+    the rest all at once when few are left (``top_k`` False, the reference: every candidate at once)."""
+    unread = np.ones(keys.size, dtype=np.bool_)
+    if top_k:
+        ahead = ranked[on_demand(ranked)]
+        within = high_ok.at(cells(ahead))
         if within.any():
             return int(ahead[np.argmax(within)])
-        left = np.ones(keys.size, dtype=np.bool_)
-        left[ahead] = False
-        pending = pending[left.take(pending)]
+        unread[ranked] = False
+    pending = np.flatnonzero(unread)
+    pending = pending[on_demand(pending)]
+    read = _NEXT_READ
+    while top_k and pending.size > 2 * read:
+        ahead = pending[top(keys.among(pending), rank_by, read)]
+        within = high_ok.at(cells(ahead))
+        if within.any():
+            return int(ahead[np.argmax(within)])
+        unread[ahead] = False
+        pending = pending[unread.take(pending)]
         read *= _READ_GROWTH
     among = np.zeros(keys.size, dtype=np.bool_)
-    among[pending] = high_ok.at(qualifying.take(pending))
+    among[pending] = high_ok.at(cells(pending))
     return first_among(keys, among, rank_by, top_k=top_k)
