@@ -39,11 +39,22 @@ def limit_rows(request: QuoteRequest) -> tuple[Figure, Figure]:
     return hours, cost
 
 
+# Of a limit's size: past this share of it from the limit, rounding cannot carry a figure across it.
+_BAND = 1e-9
+
+
 def _within(figures: FloatArray, row: Figure, limit: float, before: FloatArray | None = None) -> BoolArray:
     """Cells whose ``row`` figure, as the response shows it, is within ``limit``; ``before``: per cell,
     hours that pass before the figure's (a vendor's lead time), or None."""
     figure = figures[row] if before is None else figures[row] + before
-    within: BoolArray = cents_array(figure) / 100 <= limit
+    # Rounded to hundredths, a figure moves by half a hundredth at most (far less than the band of
+    # float error below 1e15): one further than the band from the limit is within it or past it as
+    # shown, so only the cells near the limit (or NaN) are rounded.
+    band = max(1.0, abs(limit) * _BAND)
+    within: BoolArray = figure < limit - band
+    near = np.flatnonzero(~(within | (figure > limit + band)))
+    if near.size:
+        within[near] = cents_array(figure.take(near)) / 100 <= limit
     return within
 
 
