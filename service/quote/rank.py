@@ -16,7 +16,7 @@ every candidate; the tie-breakers (offer id, cards) are looked up for the few a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -67,15 +67,7 @@ class CandidateKeys:
 
     def among(self, at: IntArray) -> CandidateKeys:
         """The keys of candidates ``at`` alone, aligned with ``at``."""
-        return CandidateKeys(
-            positions=self.positions[at],
-            cost=self.cost[at],
-            hours=self.hours[at],
-            time_value_cny_per_hour=self.time_value_cny_per_hour,
-            offers=self.offers,
-            id_order=self.id_order,
-            cards=self.cards,
-        )
+        return replace(self, positions=self.positions[at], cost=self.cost[at], hours=self.hours[at])
 
     @property
     def size(self) -> int:

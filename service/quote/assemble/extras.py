@@ -97,8 +97,7 @@ def safe_position(
         return first_among(keys, on_demand(np.arange(keys.size)), request.rank_by, top_k=top_k)
 
     def cells(at: IntArray) -> IntArray:
-        columns, offers = np.divmod(keys.positions.take(at), keys.offers)
-        return evaluation.cell_at(columns, offers)
+        return evaluation.cells_at(keys.positions.take(at))
 
     # The top ``limit`` (ranks from 1) lead the ranking: read first, the recommendation among them.
     ranked = np.fromiter((at for at, rank in picks.ranks.items() if rank > 0), dtype=np.int64)

@@ -134,7 +134,10 @@ class Evaluation(msgspec.Struct, frozen=True):
 
     def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:
         """The cells of offers ``offers`` at count columns ``columns`` (each a billed cell)."""
-        positions: IntArray = columns * self.one_card_hours.shape[1] + offers
+        return self.cells_at(columns * self.one_card_hours.shape[1] + offers)
+
+    def cells_at(self, positions: IntArray) -> IntArray:
+        """The cells at flat (counts × offers) ``positions`` (each a billed cell)."""
         if self.cells.size == len(self.counts) * self.one_card_hours.shape[1]:
             return positions  # every cell billed
         at: IntArray = np.searchsorted(self.cells, positions)
