@@ -95,9 +95,9 @@ def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.Monke
     layouts: list[Layout] = []
     original = evaluation._judged
 
-    def capturing(job: Any, layout: Layout, *args: Any) -> Any:
+    def capturing(job: Any, layout: Layout, *args: Any, **kwargs: Any) -> Any:
         layouts.append(layout)
-        return original(job, layout, *args)
+        return original(job, layout, *args, **kwargs)
 
     monkeypatch.setattr(evaluation, "_judged", capturing)
     answers(snapshot, list(requests(31, 80, snapshot)), _PRUNED)

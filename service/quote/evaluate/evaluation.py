@@ -51,16 +51,25 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, one_card_hours_of
-from service.quote.evaluate.figures import Figure, add_data_fees, bill, fees_per_offer, price_plan_cells
+from service.quote.evaluate.figures import (
+    Figure,
+    add_data_fees,
+    bill,
+    fees_per_offer,
+    price_plan_cells,
+    unknown_hours,
+)
 from service.quote.evaluate.filters import filter_mask
-from service.quote.evaluate.judge import HighWithin, judge
+from service.quote.evaluate.judge import FigureRows, HighWithin, judge, limits_of
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
 from service.quote.evaluate.pruning import (
+    deadline_rows,
     kept_rows,
     key_thresholds,
     prunes,
+    prunes_by_deadline,
     row_bounds,
     row_speedups,
     seed_rows,
@@ -284,12 +293,15 @@ def _high_figures(job: _Request, billed: _Billed) -> Callable[[IntArray], FloatA
 def _judged(
     job: _Request,
     layout: Layout,
-    figures: FloatArray,
+    figures: FigureRows,
     requested: BoolArray,
     high_figures: Callable[[IntArray], FloatArray] | None = None,
+    *,
+    lead_added: bool = False,
 ) -> tuple[BoolArray, BoolArray, bool, Excluded, HighWithin | None]:
     """``judge`` over ``layout``'s cells: the masks of the request's filters, capacity, memory and stale
-    prices per cell; ``high_figures``: see ``judge``."""
+    prices per cell; ``high_figures``: see ``judge``; ``lead_added``: the hours judged hold the lead
+    times already."""
     tables, request, fewest_cards = job.tables, job.resolved.request, job.fewest_cards
     # An offer whose most cards cannot hold the model fails on memory at every count; per cell only
     # when some count below the most cards does not hold it.
@@ -308,7 +320,9 @@ def _judged(
             memory_ok,
             _per_cell(layout, job.stale, False),
         ),
-        layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None,
+        layout.at_cells(lead)
+        if request.deadline_hours is not None and lead.any() and not lead_added
+        else None,
         high_figures,
     )
 
@@ -415,6 +429,46 @@ def _pruned(job: _Request) -> Evaluation | None:
     return _evaluation(job, billed, judged, quoted_offers=quoted)
 
 
+def _deadline_pruned(job: _Request, deadline_hours: float) -> Evaluation | None:
+    """The evaluation billing only the rows that can meet the deadline (``pruning.deadline_rows``), the
+    other rows' cells judged past it without figures; every cell judged. None when those rows hold more
+    than ``_WHOLE_BILL_SHARE`` of the cells (the whole layout is billed), or when no cell qualifies
+    (what then comes nearest reads every cell's figures: ``nearest``)."""
+    tables, layout, request = job.tables, job.layout, job.resolved.request
+    speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
+    bounds = row_bounds(tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching)
+    rows = deadline_rows(bounds, deadline_hours)
+    at = _merged(layout.cells_of(rows, tables), layout.plan_cells(tables))
+    if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
+        return None
+    billed = _bill(job, layout.subset(at, tables))
+    requested = layout.requested
+    if billed.plan_keep is not None and layout.plans is not None:
+        requested = requested.copy()
+        requested[layout.plans.at] &= billed.plan_keep
+    # The hours the deadline judges at every cell, after the lead time as ``judge`` adds it: the billed
+    # cells', and past it everywhere else (the lead gathered for the billed cells alone).
+    lead = tables.lead_time_h
+    before = billed.layout.at_cells(lead) if lead.any() else None
+    shown = billed.figures[Figure.HOURS_EXPECTED]
+    hours = np.full(layout.cells.size, np.inf)
+    with unknown_hours():
+        hours[at] = shown if before is None else shown + before
+    high_figures = _high_figures(job, billed)
+    judged = _judged(job, layout, {Figure.HOURS_EXPECTED: hours}, requested, high_figures, lead_added=True)
+    runnable, qualifying, used_stale, excluded, high_ok = judged
+    qualifying = qualifying[at]
+    if not qualifying.any():
+        return None
+    quoted = np.zeros(tables.size, dtype=np.bool_)
+    quoted[billed.layout.cell_offer[qualifying]] = True
+    if high_ok is not None:  # the limits' lead times, as the billed cells' (``HighWithin.at`` reads them)
+        high_ok = HighWithin(limits_of(request, before), high_figures=high_figures)
+    return _evaluation(
+        job, billed, (runnable[at], qualifying, used_stale, excluded, high_ok), quoted_offers=quoted
+    )
+
+
 def evaluate(
     tables: OfferTables,
     resolved: ResolvedRequest,
@@ -475,6 +529,10 @@ def evaluate(
     )
     if prunes(tables, resolved, layout, fast):
         pruned = _pruned(job)
+        if pruned is not None:
+            return pruned
+    elif request.deadline_hours is not None and prunes_by_deadline(tables, resolved, layout, fast):
+        pruned = _deadline_pruned(job, request.deadline_hours)
         if pruned is not None:
             return pruned
     billed = _bill(job, layout)

@@ -15,7 +15,7 @@ cells read alone (``high_figures``), not for every candidate within the limits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,11 +25,14 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.figures import Figure, unknown_hours
 
-__all__ = ["HighWithin", "judge", "limit_rows"]
+__all__ = ["FigureRows", "HighWithin", "judge", "limit_rows", "limits_of", "past_however_shown"]
 
 # Per limit: its value (None: no such limit), the figure row it judges, its high-end row, and per cell the
 # hours that pass before the figure's (None: none).
 Limits = tuple[tuple[float | None, Figure, Figure, FloatArray | None], ...]
+# The figures judged, one per cell: an evaluation's ``(Figure, cells)`` block, or the rows a judgment reads
+# by themselves (a deadline alone reads the expected hours: ``evaluate.evaluation._deadline_pruned``).
+FigureRows = FloatArray | Mapping[Figure, FloatArray]
 
 
 def limit_rows(request: QuoteRequest) -> tuple[Figure, Figure]:
@@ -43,14 +46,26 @@ def limit_rows(request: QuoteRequest) -> tuple[Figure, Figure]:
 _BAND = 1e-9
 
 
-def _within(figures: FloatArray, row: Figure, limit: float, before: FloatArray | None = None) -> BoolArray:
+def _band(limit: float) -> float:
+    """How far from ``limit`` a figure may be and still be rounded across it (``_within``)."""
+    return max(1.0, abs(limit) * _BAND)
+
+
+def past_however_shown(lower: FloatArray, limit: float) -> BoolArray:
+    """Where every figure at least ``lower`` is past ``limit`` as the response shows it (further than
+    ``_within``'s band: no rounding is read); NaN: not known to be past."""
+    past: BoolArray = lower > limit + _band(limit)
+    return past
+
+
+def _within(figures: FigureRows, row: Figure, limit: float, before: FloatArray | None = None) -> BoolArray:
     """Cells whose ``row`` figure, as the response shows it, is within ``limit``; ``before``: per cell,
     hours that pass before the figure's (a vendor's lead time), or None."""
     figure = figures[row] if before is None else figures[row] + before
     # Rounded to hundredths, a figure moves by half a hundredth at most (far less than the band of
     # float error below 1e15): one further than the band from the limit is within it or past it as
     # shown, so only the cells near the limit (or NaN) are rounded.
-    band = max(1.0, abs(limit) * _BAND)
+    band = _band(limit)
     within: BoolArray = figure < limit - band
     near = np.flatnonzero(~(within | (figure > limit + band)))
     if near.size:
@@ -84,9 +99,19 @@ class HighWithin:
         return high
 
 
+def limits_of(request: QuoteRequest, lead_hours: FloatArray | None) -> Limits:
+    """The request's deadline and budget, each with the figure row it judges, its high-end row, and the
+    hours before its figure per cell (``lead_hours`` for the deadline)."""
+    hours_row, cost_row = limit_rows(request)
+    return (
+        (request.deadline_hours, hours_row, Figure.HOURS_HIGH, lead_hours),
+        (request.budget_cny, cost_row, Figure.COST_HIGH, None),
+    )
+
+
 def judge(
     request: QuoteRequest,
-    figures: FloatArray,
+    figures: FigureRows,
     requested: BoolArray,
     masks: tuple[BoolArray | None, BoolArray, BoolArray | None, BoolArray | None],
     lead_hours: FloatArray | None = None,
@@ -95,6 +120,7 @@ def judge(
     """Runnable and qualifying cells, whether stale prices were used, what was excluded why, and (with a
     deadline or budget) which cells' high ends meet them all (``high_ok``; None without a limit).
 
+    ``figures``: each cell's figures, or only the rows the limits judge (``FigureRows``).
     ``masks``: matching, capacity and memory checks, and stale prices, each per cell; None for a check
     every cell passes (matching, memory) or a flag no cell has (stale): nothing to combine or count.
     ``lead_hours``: per cell, the hours from booking to the start, which the deadline counts (None: none).
@@ -109,12 +135,8 @@ def judge(
             possible = possible & check
     known: BoolArray | None = None
     within_limits = possible
-    hours_row, cost_row = limit_rows(request)
     judged: list[BoolArray | None] = []
-    limits: Limits = (
-        (request.deadline_hours, hours_row, Figure.HOURS_HIGH, lead_hours),
-        (request.budget_cny, cost_row, Figure.COST_HIGH, None),
-    )
+    limits = limits_of(request, lead_hours)
     with unknown_hours():  # judged at every billed cell, kept only where requested
         for limit, row, high_row, before in limits:
             ok = None if limit is None else _within(figures, row, limit, before)

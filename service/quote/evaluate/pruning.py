@@ -16,9 +16,14 @@ A few rows with the smallest bounds per key are billed first, with every combine
 the products it combines at its counts (``Layout.plan_cells``: a plan is quoted only where it beats each of
 them); their k-th best key is then at least the true k-th best, so a row whose bound is past it
 can never be returned, and every row whose bound is within it is billed (at most once more). Every cell is
-still judged, so ``excluded`` and the offers that qualify are the whole table's. Requests with a deadline
-or a budget (whose exclusions need every cell's figures), jobs placed in pieces and small tables are
-evaluated whole.
+still judged, so ``excluded`` and the offers that qualify are the whole table's. Jobs placed in pieces and
+small tables are evaluated whole.
+
+A budget's exclusions need every cell's cost, so a request with one is evaluated whole too. A deadline
+alone needs only to know which cells are past it, and the time bound says that of whole rows: a row
+whose least hours are past the deadline however they are shown has every cell past it (``deadline_rows``), so only the other rows are billed and the rest judged past without figures. A
+deadline a row's fastest count can barely meet is most of a large table out of reach (2,000 GPU-hours
+in a day leaves the clusters); a loose one keeps most rows, and the table is then billed whole.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ from schemas.quote import QuoteRequest
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
+from service.quote.evaluate.judge import past_however_shown
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
-from service.quote.evaluate.losses import reads_every_high_end
+from service.quote.evaluate.losses import bills_every_high_end, reads_every_high_end
 from service.quote.jobs import SpeedupRule
 from service.quote.model.billing import BILLING_TOLERANCE, billed_hours
 from service.quote.model.scaling import ScalingColumns
@@ -43,9 +49,11 @@ __all__ = [
     "RowBounds",
     "RowSpeedups",
     "Thresholds",
+    "deadline_rows",
     "kept_rows",
     "key_thresholds",
     "prunes",
+    "prunes_by_deadline",
     "row_bounds",
     "row_speedups",
     "seed_rows",
@@ -60,16 +68,35 @@ _SEED_EXTRA = 16
 _SAMPLE_STEP = 16
 
 
-def prunes(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:
-    """Whether the request may be evaluated pruned (module docstring)."""
-    request = resolved.request
+def _may_prune(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:
     return (
         fast.bound_pruning
         and tables.size >= fast.prune_from_rows
         and resolved.kind.kind == "batch"
         and layout.machines is None
+    )
+
+
+def prunes(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:
+    """Whether the request may be evaluated pruned (module docstring)."""
+    return (
+        _may_prune(tables, resolved, layout, fast)
         and layout.dense > layout.one_card_column
-        and not reads_every_high_end(request)
+        and not reads_every_high_end(resolved.request)
+    )
+
+
+def prunes_by_deadline(
+    tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths
+) -> bool:
+    """Whether the request may be evaluated billing only the rows that can meet its deadline: a deadline
+    and no budget, both judged on the expected figures (module docstring)."""
+    request = resolved.request
+    return (
+        _may_prune(tables, resolved, layout, fast)
+        and request.deadline_hours is not None
+        and request.budget_cny is None
+        and not bills_every_high_end(request)
     )
 
 
@@ -271,6 +298,14 @@ def key_thresholds(
 def _widened(bound: float) -> float:
     """``bound`` past float noise (an infinite one as it is)."""
     return bound + abs(bound) * _MARGIN + _MARGIN if np.isfinite(bound) else bound
+
+
+def deadline_rows(bounds: RowBounds, deadline_hours: float) -> IntArray:
+    """The rows some cell of which may have hours within ``deadline_hours``: every row but those whose
+    least hours are past it however they are shown (each of their cells' hours is at least that: the same
+    one-card hours over a speed-up no larger, plus the same copy). Lead times are left out: they only add
+    to what the deadline judges, and the single card is compared on its hours alone. A NaN bound is kept."""
+    return np.flatnonzero(~past_however_shown(bounds.hours, deadline_hours))
 
 
 def kept_rows(bounds: RowBounds, thresholds: Thresholds, time_value: float | None) -> IntArray:
