@@ -65,13 +65,13 @@ from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layou
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
 from service.quote.evaluate.pruning import (
-    deadline_rows,
     kept_rows,
     key_thresholds,
     prunes,
-    prunes_by_deadline,
+    prunes_by_limits,
     row_bounds,
     row_speedups,
+    rows_within_reach,
     seed_rows,
     single_card_cost,
 )
@@ -429,33 +429,39 @@ def _pruned(job: _Request) -> Evaluation | None:
     return _evaluation(job, billed, judged, quoted_offers=quoted)
 
 
-def _deadline_pruned(job: _Request, deadline_hours: float) -> Evaluation | None:
-    """The evaluation billing only the rows that can meet the deadline (``pruning.deadline_rows``), the
-    other rows' cells judged past it without figures; every cell judged. None when those rows hold more
-    than ``_WHOLE_BILL_SHARE`` of the cells (the whole layout is billed), or when no cell qualifies
-    (what then comes nearest reads every cell's figures: ``nearest``)."""
+def _limits_pruned(job: _Request) -> Evaluation | None:
+    """The evaluation billing only the rows that can meet the request's deadline or budget
+    (``pruning.rows_within_reach``), the other rows' cells judged past them without figures; every cell
+    judged. None when those rows hold more than ``_WHOLE_BILL_SHARE`` of the cells (the whole layout is
+    billed), or when no cell qualifies (what then comes nearest reads every cell's figures: ``nearest``)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
     bounds = row_bounds(tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching)
-    rows = deadline_rows(bounds, deadline_hours)
-    at = _merged(layout.cells_of(rows, tables), layout.plan_cells(tables))
-    if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
+    rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
+    if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:
         return None
+    at = _merged(layout.cells_of(rows, tables), layout.plan_cells(tables))
     billed = _bill(job, layout.subset(at, tables))
     requested = layout.requested
     if billed.plan_keep is not None and layout.plans is not None:
         requested = requested.copy()
         requested[layout.plans.at] &= billed.plan_keep
-    # The hours the deadline judges at every cell, after the lead time as ``judge`` adds it: the billed
-    # cells', and past it everywhere else (the lead gathered for the billed cells alone).
+    # The figures the limits judge at every cell, the deadline's after the lead time as ``judge`` adds
+    # it: the billed cells', and past the limits everywhere else (the lead gathered for those alone).
     lead = tables.lead_time_h
-    before = billed.layout.at_cells(lead) if lead.any() else None
-    shown = billed.figures[Figure.HOURS_EXPECTED]
-    hours = np.full(layout.cells.size, np.inf)
-    with unknown_hours():
-        hours[at] = shown if before is None else shown + before
+    before = billed.layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None
+    judged_rows: dict[Figure, FloatArray] = {}
+    for row, limit, added in (
+        (Figure.HOURS_EXPECTED, request.deadline_hours, before),
+        (Figure.COST_EXPECTED, request.budget_cny, None),
+    ):
+        if limit is not None:
+            shown = np.full(layout.cells.size, np.inf)
+            with unknown_hours():
+                shown[at] = billed.figures[row] if added is None else billed.figures[row] + added
+            judged_rows[row] = shown
     high_figures = _high_figures(job, billed)
-    judged = _judged(job, layout, {Figure.HOURS_EXPECTED: hours}, requested, high_figures, lead_added=True)
+    judged = _judged(job, layout, judged_rows, requested, high_figures, lead_added=True)
     runnable, qualifying, used_stale, excluded, high_ok = judged
     qualifying = qualifying[at]
     if not qualifying.any():
@@ -531,8 +537,8 @@ def evaluate(
         pruned = _pruned(job)
         if pruned is not None:
             return pruned
-    elif request.deadline_hours is not None and prunes_by_deadline(tables, resolved, layout, fast):
-        pruned = _deadline_pruned(job, request.deadline_hours)
+    elif prunes_by_limits(tables, resolved, layout, fast):
+        pruned = _limits_pruned(job)
         if pruned is not None:
             return pruned
     billed = _bill(job, layout)

@@ -31,7 +31,7 @@ __all__ = ["FigureRows", "HighWithin", "judge", "limit_rows", "limits_of", "past
 # hours that pass before the figure's (None: none).
 Limits = tuple[tuple[float | None, Figure, Figure, FloatArray | None], ...]
 # The figures judged, one per cell: an evaluation's ``(Figure, cells)`` block, or the rows a judgment reads
-# by themselves (a deadline alone reads the expected hours: ``evaluate.evaluation._deadline_pruned``).
+# by themselves (a deadline reads the expected hours, a budget the cost: ``evaluation._limits_pruned``).
 FigureRows = FloatArray | Mapping[Figure, FloatArray]
 
 

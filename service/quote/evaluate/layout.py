@@ -150,6 +150,11 @@ class Layout:
         found[self.cell_offer.take(head + np.flatnonzero(cells[head:]))] = True
         return found
 
+    def cell_count(self, rows: IntArray, tables: OfferTables) -> int:
+        """How many of ``cells`` are cells of offers ``rows`` (each once)."""
+        _, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
+        return int((starts[rows + 1] - starts[rows]).sum())
+
     def cells_of(self, rows: IntArray, tables: OfferTables) -> IntArray:
         """Positions (ascending) among ``cells`` of every cell of offers ``rows``."""
         order, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))

@@ -19,11 +19,12 @@ can never be returned, and every row whose bound is within it is billed (at most
 still judged, so ``excluded`` and the offers that qualify are the whole table's. Jobs placed in pieces and
 small tables are evaluated whole.
 
-A budget's exclusions need every cell's cost, so a request with one is evaluated whole too. A deadline
-alone needs only to know which cells are past it, and the time bound says that of whole rows: a row
-whose least hours are past the deadline however they are shown has every cell past it (``deadline_rows``), so only the other rows are billed and the rest judged past without figures. A
-deadline a row's fastest count can barely meet is most of a large table out of reach (2,000 GPU-hours
-in a day leaves the clusters); a loose one keeps most rows, and the table is then billed whole.
+With a deadline or a budget, ``excluded`` needs to know which cells are past each limit, and the bounds
+say that of whole rows: a row whose least hours (least cost) are past the deadline (budget) however they
+are shown has every cell past it. The rows past every limit the request sets are left unbilled and their
+cells judged past without figures (``rows_within_reach``); the others are billed whole, as before. A
+limit the fastest or cheapest counts can barely meet puts most of a large table out of reach (2,000
+GPU-hours in a day leaves the clusters); a loose one keeps most rows, and the table is billed whole.
 """
 
 from __future__ import annotations
@@ -49,13 +50,13 @@ __all__ = [
     "RowBounds",
     "RowSpeedups",
     "Thresholds",
-    "deadline_rows",
     "kept_rows",
     "key_thresholds",
     "prunes",
-    "prunes_by_deadline",
+    "prunes_by_limits",
     "row_bounds",
     "row_speedups",
+    "rows_within_reach",
     "seed_rows",
     "single_card_cost",
 ]
@@ -86,16 +87,13 @@ def prunes(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast:
     )
 
 
-def prunes_by_deadline(
-    tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths
-) -> bool:
-    """Whether the request may be evaluated billing only the rows that can meet its deadline: a deadline
-    and no budget, both judged on the expected figures (module docstring)."""
+def prunes_by_limits(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:
+    """Whether the request may be evaluated billing only the rows that can meet its limits: a deadline
+    or a budget, each judged on the expected figures (module docstring)."""
     request = resolved.request
     return (
         _may_prune(tables, resolved, layout, fast)
-        and request.deadline_hours is not None
-        and request.budget_cny is None
+        and (request.deadline_hours is not None or request.budget_cny is not None)
         and not bills_every_high_end(request)
     )
 
@@ -300,12 +298,19 @@ def _widened(bound: float) -> float:
     return bound + abs(bound) * _MARGIN + _MARGIN if np.isfinite(bound) else bound
 
 
-def deadline_rows(bounds: RowBounds, deadline_hours: float) -> IntArray:
-    """The rows some cell of which may have hours within ``deadline_hours``: every row but those whose
-    least hours are past it however they are shown (each of their cells' hours is at least that: the same
-    one-card hours over a speed-up no larger, plus the same copy). Lead times are left out: they only add
-    to what the deadline judges, and the single card is compared on its hours alone. A NaN bound is kept."""
-    return np.flatnonzero(~past_however_shown(bounds.hours, deadline_hours))
+def rows_within_reach(bounds: RowBounds, deadline_hours: float | None, budget_cny: float | None) -> IntArray:
+    """The rows some cell of which may be within one of the limits set (None: no such limit): every row
+    but those whose least hours are past the deadline and whose least cost is past the budget, however
+    they are shown. Each of a row's cells takes at least its least hours (the same one-card hours over a
+    speed-up no larger, plus the same copy) and costs at least its least cost (fees only add). Lead times
+    are left out: they only add to what the deadline judges, and the single card is compared on its
+    hours alone. A NaN bound is kept."""
+    past = np.ones(bounds.hours.size, dtype=np.bool_)
+    if deadline_hours is not None:
+        past &= past_however_shown(bounds.hours, deadline_hours)
+    if budget_cny is not None:
+        past &= past_however_shown(bounds.cost, budget_cny)
+    return np.flatnonzero(~past)
 
 
 def kept_rows(bounds: RowBounds, thresholds: Thresholds, time_value: float | None) -> IntArray:

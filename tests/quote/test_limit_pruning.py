@@ -1,0 +1,146 @@
+"""Limits billed only where they can be met answer exactly what the exhaustive evaluation answers.
+
+With a deadline or a budget (judged on the expected figures), a large table bills only the rows whose
+least hours are not past the deadline or whose least cost is not past the budget, however they are shown;
+the other rows' cells are judged past them without figures (``service.quote.evaluate.pruning.
+rows_within_reach``). The limits here are drawn where that matters: at the hours and costs a request's
+own candidates take (the cut between billed and set-aside rows runs through the candidates), at the
+rounding edges and the judge's band around them, alone and together, with lead times, spot offers and
+every ``rank_by``; each answer is compared byte for byte with the reference evaluation (every fast path
+off), over seeded catalogs of several sizes run with pruning on every table.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+from typing import Any
+
+import msgspec
+import numpy as np
+import pytest
+
+from schemas.quote import QuoteRequest
+from service.errors import InvalidRequest
+from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
+from service.quote.evaluate import evaluation, pruning
+from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.seeded import answers, catalog, requests
+
+_PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
+_REFERENCE = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths.none())
+# (seed, offers, clusters, packaged vendors)
+_CATALOGS = ((41, 120, 6, 3), (42, 500, 24, 8), (43, 900, 40, 0))
+_REQUESTS = 100
+# Where a limit is put from a candidate's hours or cost: on them, just inside and outside the rounding to
+# hundredths, and about the judge's band (an hour, a yuan) past them (a row's cut).
+_OFFSETS = (0.0, 0.004, 0.006, -0.006, 0.99, 1.0, 1.01, 3.0)
+
+
+@cache
+def _catalog(at: int) -> Snapshot:
+    seed, offers, clusters, packaged = _CATALOGS[at]
+    return catalog(seed, offers, clusters=clusters, packaged_vendors=packaged)
+
+
+def _near(figures: list[float], rng: random.Random) -> float:
+    limit = rng.choice(figures) + rng.choice(_OFFSETS)
+    if rng.random() < 0.3:
+        limit *= rng.choice((0.2, 0.5, 2.0, 10.0))
+    return round(max(0.01, limit), 3)
+
+
+def _with_limits(snapshot: Snapshot, request: QuoteRequest, rng: random.Random) -> list[QuoteRequest]:
+    """``request`` with a deadline, a budget and both, drawn about the hours and costs its candidates
+    take."""
+    base = msgspec.structs.replace(
+        request,
+        budget_cny=None,
+        deadline_hours=None,
+        deadline_confidence="expected",
+        budget_confidence="expected",
+    )
+    try:
+        quotes = build_quote(snapshot, base, options=_REFERENCE).quotes
+    except InvalidRequest:
+        return [msgspec.structs.replace(base, deadline_hours=24.0, budget_cny=100.0)]
+    hours = [quote.hours.expected for quote in quotes] or [1.0]
+    costs = [quote.cost_cny.expected for quote in quotes] or [10.0]
+    return [
+        msgspec.structs.replace(base, deadline_hours=_near(hours, rng)),
+        msgspec.structs.replace(base, deadline_hours=_near(hours, rng)),
+        msgspec.structs.replace(base, budget_cny=_near(costs, rng)),
+        msgspec.structs.replace(base, deadline_hours=_near(hours, rng), budget_cny=_near(costs, rng)),
+    ]
+
+
+@pytest.mark.parametrize("at", range(len(_CATALOGS)))
+def test_limit_pruned_answers_are_the_exhaustive_ones(at: int) -> None:
+    snapshot = _catalog(at)
+    rng = random.Random(at)
+    asked = [
+        limited
+        for request in requests(_CATALOGS[at][0], _REQUESTS, snapshot)
+        for limited in _with_limits(snapshot, request, rng)
+    ]
+    assert answers(snapshot, asked, _PRUNED) == answers(snapshot, asked, _REFERENCE)
+
+
+def test_a_tight_deadline_bills_the_rows_that_can_meet_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison above means something only if rows are set aside: a long job due soon bills the
+    few rows fast enough for it, a small budget the few cheap enough, and the requests above take that
+    path in numbers."""
+    snapshot = _catalog(2)
+    billed: list[int] = []
+    original = evaluation._evaluation
+
+    def counting(*args: Any, **kwargs: Any) -> evaluation.Evaluation:
+        result = original(*args, **kwargs)
+        billed.append(result.cells.size)
+        return result
+
+    monkeypatch.setattr(evaluation, "_evaluation", counting)
+    for body in (
+        {"workload": {"gpu_hours": 400, "reference_gpu": "rtx4090"}, "deadline_hours": 30},
+        {"workload": {"gpu_hours": 40, "reference_gpu": "rtx4090"}, "budget_cny": 70},
+    ):
+        billed.clear()
+        request = msgspec.convert(body, QuoteRequest)
+        pruned = build_quote(snapshot, request, options=_PRUNED)
+        reference = build_quote(snapshot, request, options=_REFERENCE)
+        assert pruned == reference and pruned.quotes
+        assert billed[0] < billed[1] / 4, body
+
+    taken: list[bool] = []
+    limits_pruned = evaluation._limits_pruned
+
+    def recording(*args: Any) -> evaluation.Evaluation | None:
+        result: evaluation.Evaluation | None = limits_pruned(*args)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(evaluation, "_limits_pruned", recording)
+    rng = random.Random(7)
+    asked = [d for r in requests(43, 40, snapshot) for d in _with_limits(snapshot, r, rng)]
+    answers(snapshot, asked, _PRUNED)
+    assert sum(taken) >= 10 and not all(taken), (sum(taken), len(taken))  # pruned often; whole when no saving
+
+
+def test_rows_are_set_aside_only_past_the_band() -> None:
+    """A row is set aside only when its least hours (cost) are further past the deadline (budget) than
+    the judge's band (1, or 1e-9 of a huge limit), and past every limit set: at the band's edge it is
+    billed, just beyond it not; NaN bounds are billed, infinite ones (no candidate) set aside."""
+    for limit in (0.01, 0.5, 24.0, 1e3, 7.5e12):
+        edge = limit + max(1.0, limit * 1e-9)
+        figures = np.array([0.0, limit, edge, np.nextafter(edge, np.inf), edge * 2, np.inf, np.nan])
+        near = np.zeros(figures.size)
+        for hours, cost, deadline, budget in (
+            (figures, near, limit, None),
+            (near, figures, None, limit),
+            (figures, figures, limit, limit),
+        ):
+            bounds = pruning.RowBounds(cost=cost, hours=hours)
+            assert pruning.rows_within_reach(bounds, deadline, budget).tolist() == [0, 1, 2, 6]
+        # Past one limit and within the other: billed.
+        bounds = pruning.RowBounds(cost=near, hours=figures)
+        assert pruning.rows_within_reach(bounds, limit, limit).tolist() == list(range(figures.size))
