@@ -22,8 +22,8 @@ from typing import Literal
 
 import numpy as np
 
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
-from service.quote.base.memo import memoized
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.memo import MemoSlot, memoized
 from service.quote.model.scaling import ScalingColumn, ScalingColumns
 from service.quote.model.tables import OfferTables
 
@@ -110,14 +110,10 @@ def fewest_meeting_deadline(
         speedups, rising = _speedups_by_count(scaling.columns, most_cards, bound)
         if not lookup:
             rising = np.zeros_like(rising)
-        # Per column, the index of the first count reaching ``needed`` (``most_cards`` when none does).
-        by_column = needed[order]
-        reached_by_column = np.full(tables.size, most_cards, dtype=np.int64)
-        for column in np.flatnonzero(rising).tolist():
-            rows = slice(starts[column], starts[column + 1])
-            reached_by_column[rows] = np.searchsorted(speedups[column], by_column[rows])
-        reached = np.empty(tables.size, dtype=np.int64)
-        reached[order] = reached_by_column
+        # Per row, the index of the first count reaching ``needed`` (``most_cards`` when none does).
+        reached = _reached_by_kind(tables, scaling, needed, (speedups, rising))
+        if reached is None:
+            reached = _reached(tables.size, (order, starts), needed, (speedups, rising))
         # The first multiple of the step from ``first`` at or past that count (count = index + 1).
         row_found = found[at]
         np.add(first, -(-(np.maximum(reached + 1, first) - first) // step) * step, out=row_found)
@@ -126,6 +122,62 @@ def fewest_meeting_deadline(
             falling = matching & ~rising[scaling.code]
             _search_falling(scaling, (needed, first, last, step), falling, row_found, bound)
     return found
+
+
+def _reached(
+    rows: int, by_column: tuple[IntArray, list[int]], needed: FloatArray, lookup: tuple[FloatArray, BoolArray]
+) -> IntArray:
+    """Per row, the index of the first count whose speed-up reaches ``needed`` on its column (a rising
+    one; ``most_cards`` elsewhere): one ``searchsorted`` per column over its rows (``_by_column``)."""
+    (order, starts), (speedups, rising) = by_column, lookup
+    in_order = needed[order]
+    reached_in_order = np.full(rows, speedups.shape[1], dtype=np.int64)
+    for column in np.flatnonzero(rising).tolist():
+        at = slice(starts[column], starts[column + 1])
+        reached_in_order[at] = np.searchsorted(speedups[column], in_order[at])
+    reached = np.empty(rows, dtype=np.int64)
+    reached[order] = reached_in_order
+    return reached
+
+
+def _reached_by_kind(
+    tables: OfferTables, scaling: ScalingColumns, needed: FloatArray, lookup: tuple[FloatArray, BoolArray]
+) -> IntArray | None:
+    """``_reached`` searched once per kind of row, a speed-up column, a GPU model and a lead time (a few
+    hundred at 96,000 offers), when ``needed`` is the same across each kind (it is the one-card hours,
+    which follow the GPU, over the time the lead leaves): else None. The kinds are the tables' own (the
+    job gives no row another column), worked out once per snapshot."""
+    if scaling.code is not tables.scaling_code:
+        return None
+    kinds = _KINDS.of(tables.memos).get(0, lambda: _kinds(tables))
+    of_row, first_row, starts = kinds
+    needed_by_kind = needed.take(first_row)
+    if not np.array_equal(needed_by_kind.take(of_row), needed, equal_nan=True):
+        return None
+    speedups, rising = lookup
+    reached_by_kind = np.full(first_row.size, speedups.shape[1], dtype=np.int64)
+    for column in np.flatnonzero(rising).tolist():
+        at = slice(starts[column], starts[column + 1])
+        reached_by_kind[at] = np.searchsorted(speedups[column], needed_by_kind[at])
+    reached: IntArray = reached_by_kind.take(of_row)
+    return reached
+
+
+def _kinds(tables: OfferTables) -> tuple[IntArray, IntArray, list[int]]:
+    """Each row's kind (its speed-up column, GPU model and lead time), the first row of each kind, and
+    where each column's kinds start (kinds are ordered by column)."""
+    _, lead_code = np.unique(tables.lead_time_h, return_inverse=True)
+    leads = int(lead_code.max(initial=0)) + 1
+    gpus = int(tables.gpu_code.max(initial=0)) + 1
+    keys = (tables.scaling_code.astype(np.int64) * gpus + tables.gpu_code) * leads + lead_code.ravel()
+    unique, first_row, of_row = np.unique(keys, return_index=True, return_inverse=True)
+    columns = int(tables.scaling_code.max(initial=-1)) + 1
+    starts = np.searchsorted(unique // (gpus * leads), np.arange(columns + 1))
+    return frozen(of_row.ravel()), frozen(first_row), starts.tolist()
+
+
+# Per snapshot: its rows' kinds for the deadline lookup (``_reached_by_kind``).
+_KINDS: MemoSlot[int, tuple[IntArray, IntArray, list[int]]] = MemoSlot("deadline row kinds", size=1)
 
 
 def _by_column(tables: OfferTables, scaling: ScalingColumns) -> tuple[IntArray, list[int]]:
