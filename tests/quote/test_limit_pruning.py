@@ -144,3 +144,33 @@ def test_rows_are_set_aside_only_past_the_band() -> None:
         # Past one limit and within the other: billed.
         bounds = pruning.RowBounds(cost=near, hours=figures)
         assert pruning.rows_within_reach(bounds, limit, limit).tolist() == list(range(figures.size))
+
+
+def test_the_cost_bound_counts_only_the_counts_that_hold_the_model() -> None:
+    """``RowSpeedups.least_ratio_holding``: per row, the least n / s(n) over the layout's counts of at
+    least the row's fewest cards (a cell with fewer fails on memory), +inf where no count holds it; the
+    plain least ratio when every count does. Checked against the plain minimum over random tables."""
+    rng = np.random.default_rng(3)
+    for trial in range(50):
+        cards = np.unique(rng.integers(1, 64, rng.integers(1, 12))).astype(np.float64)
+        columns, rows = int(rng.integers(1, 5)), 40
+        expected = np.sort(rng.uniform(0.5, 1.0, (cards.size, columns)), axis=0) * cards[:, None]
+        code = rng.integers(0, columns, rows)
+        ratios = cards[:, None] / expected
+        speeds = pruning.RowSpeedups(
+            least_ratio=ratios.min(axis=0)[code],
+            fastest=np.ones(rows),
+            supplied=np.ones(rows, dtype=np.bool_),
+            rate_per_card_hour=np.ones(rows),
+            ratio_from=np.minimum.accumulate(ratios[::-1], axis=0)[::-1],
+            cards=cards,
+            code=code,
+        )
+        fewest = rng.choice(np.concatenate((cards, cards + 0.5, [1.0, 100.0])), rows)
+        if trial % 5 == 0:
+            fewest = np.full(rows, cards[0])
+        want = [
+            min((ratios[i, code[row]] for i in range(cards.size) if cards[i] >= fewest[row]), default=np.inf)
+            for row in range(rows)
+        ]
+        assert speeds.least_ratio_holding(fewest).tolist() == want

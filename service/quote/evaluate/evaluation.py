@@ -393,7 +393,9 @@ def _pruned(job: _Request) -> Evaluation | None:
     ``_WHOLE_BILL_SHARE`` of the cells (then every row is billed)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
-    bounds = row_bounds(tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching)
+    bounds = row_bounds(
+        tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching, job.fewest_cards
+    )
     forced = layout.plan_cells(tables)
     rows = seed_rows(bounds, request)
     at = _merged(layout.cells_of(rows, tables), forced)
@@ -436,7 +438,9 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     billed), or when no cell qualifies (what then comes nearest reads every cell's figures: ``nearest``)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
-    bounds = row_bounds(tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching)
+    bounds = row_bounds(
+        tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching, job.fewest_cards
+    )
     rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:
         return None

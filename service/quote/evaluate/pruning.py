@@ -123,6 +123,22 @@ class RowSpeedups:
     fastest: FloatArray  # the largest speed-up at a count the row can supply; 0: it supplies none
     supplied: BoolArray  # whether the row can supply one of the layout's counts
     rate_per_card_hour: FloatArray
+    # (counts, columns): min of n / s(n) over the layout's counts from each one up; the layout's cards
+    ratio_from: FloatArray
+    cards: FloatArray
+    code: IntArray  # each row's column
+
+    def least_ratio_holding(self, fewest_cards: FloatArray) -> FloatArray:
+        """Per row, ``least_ratio`` over the counts that hold the model (at least ``fewest_cards``; a
+        cell with fewer fails on memory, so no candidate): +inf where none does."""
+        if fewest_cards.max(initial=0.0) <= self.cards[0]:
+            return self.least_ratio
+        at = np.searchsorted(self.cards, fewest_cards, side="left")
+        held = at < self.cards.size
+        ratio: FloatArray = np.where(
+            held, self.ratio_from[np.minimum(at, self.cards.size - 1), self.code], np.inf
+        )
+        return ratio
 
 
 def row_speedups(
@@ -135,7 +151,9 @@ def row_speedups(
 def _row_speedups(tables: OfferTables, scaling: ScalingColumns, cards: FloatArray) -> RowSpeedups:
     expected = scaling.expected  # (counts, columns)
     with np.errstate(divide="ignore", invalid="ignore"):
-        least_ratio = (cards[:, None] / expected).min(axis=0)  # per column: min over n of n / s(n)
+        ratios = cards[:, None] / expected
+    least_ratio = ratios.min(axis=0)  # per column: min over n of n / s(n)
+    ratio_from = np.minimum.accumulate(ratios[::-1], axis=0)[::-1]
     most_cards = np.minimum(
         np.minimum(tables.max_units, tables.most_units) * tables.unit_cards, tables.available_cards
     )
@@ -148,6 +166,9 @@ def _row_speedups(tables: OfferTables, scaling: ScalingColumns, cards: FloatArra
         fastest=frozen(fastest),
         supplied=frozen(supplied),
         rate_per_card_hour=frozen(tables.unit_rate_cny_per_hour / tables.unit_cards),
+        ratio_from=frozen(np.ascontiguousarray(ratio_from)),
+        cards=cards,
+        code=scaling.code,
     )
 
 
@@ -157,11 +178,13 @@ def row_bounds(
     one_card_hours: FloatArray,
     extra_hours: FloatArray | None,
     matching: BoolArray,
+    fewest_cards: FloatArray,
 ) -> RowBounds:
-    """``RowBounds`` for the expected ``one_card_hours`` (module docstring)."""
+    """``RowBounds`` for the expected ``one_card_hours`` (module docstring), over the counts that hold
+    the model (``fewest_cards``)."""
     extra = 0.0 if extra_hours is None else extra_hours
     rate_per_card_hour = speeds.rate_per_card_hour
-    cost = rate_per_card_hour * (one_card_hours * speeds.least_ratio + extra)
+    cost = rate_per_card_hour * (one_card_hours * speeds.least_ratio_holding(fewest_cards) + extra)
     with np.errstate(divide="ignore"):
         hours = one_card_hours / speeds.fastest + extra
     # Every count's billed hours are at least the fastest count's, rounded as its offer bills them (the
