@@ -387,6 +387,16 @@ def _merged(first: IntArray, second: IntArray) -> IntArray:
 _WHOLE_BILL_SHARE = 0.25
 
 
+def _requested_quoting_plans(layout: Layout, subset: _Billed) -> BoolArray:
+    """``layout``'s requested cells, its combined plans kept only where the billed ``subset`` quotes
+    them (where each beats every product it combines)."""
+    requested = layout.requested
+    if subset.plan_keep is not None and layout.plans is not None:
+        requested = requested.copy()
+        requested[layout.plans.at] &= subset.plan_keep
+    return requested
+
+
 def _pruned(job: _Request) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
@@ -400,10 +410,7 @@ def _pruned(job: _Request) -> Evaluation | None:
     rows = seed_rows(bounds, request)
     at = _merged(layout.cells_of(rows, tables), forced)
     billed = _bill(job, layout.subset(at, tables))
-    requested = layout.requested
-    if billed.plan_keep is not None and layout.plans is not None:
-        requested = requested.copy()
-        requested[layout.plans.at] &= billed.plan_keep
+    requested = _requested_quoting_plans(layout, billed)
     runnable, qualifying, used_stale, excluded, high_ok = _judged(job, layout, _NO_FIGURES, requested)
     quoted = layout.rows_with(qualifying, tables.size)
     thresholds = key_thresholds(
@@ -446,10 +453,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
         return None
     at = _merged(layout.cells_of(rows, tables), layout.plan_cells(tables))
     billed = _bill(job, layout.subset(at, tables))
-    requested = layout.requested
-    if billed.plan_keep is not None and layout.plans is not None:
-        requested = requested.copy()
-        requested[layout.plans.at] &= billed.plan_keep
+    requested = _requested_quoting_plans(layout, billed)
     # The figures the limits judge at every cell, the deadline's after the lead time as ``judge`` adds
     # it: the billed cells', and past the limits everywhere else (the lead gathered for those alone).
     lead = tables.lead_time_h

@@ -129,14 +129,22 @@ def _reached(
 ) -> IntArray:
     """Per row, the index of the first count whose speed-up reaches ``needed`` on its column (a rising
     one; ``most_cards`` elsewhere): one ``searchsorted`` per column over its rows (``_by_column``)."""
-    (order, starts), (speedups, rising) = by_column, lookup
-    in_order = needed[order]
-    reached_in_order = np.full(rows, speedups.shape[1], dtype=np.int64)
-    for column in np.flatnonzero(rising).tolist():
-        at = slice(starts[column], starts[column + 1])
-        reached_in_order[at] = np.searchsorted(speedups[column], in_order[at])
+    order, starts = by_column
+    reached_in_order = _search_columns(needed[order], starts, lookup)
     reached = np.empty(rows, dtype=np.int64)
     reached[order] = reached_in_order
+    return reached
+
+
+def _search_columns(needed: FloatArray, starts: list[int], lookup: tuple[FloatArray, BoolArray]) -> IntArray:
+    """Per value of ``needed`` (ordered by column, each column's from ``starts``), the index of the first
+    count whose speed-up reaches it on a rising column (``lookup``: speed-ups by count, rising), the
+    number of counts on any other."""
+    speedups, rising = lookup
+    reached = np.full(needed.size, speedups.shape[1], dtype=np.int64)
+    for column in np.flatnonzero(rising).tolist():
+        at = slice(starts[column], starts[column + 1])
+        reached[at] = np.searchsorted(speedups[column], needed[at])
     return reached
 
 
@@ -154,12 +162,7 @@ def _reached_by_kind(
     needed_by_kind = needed.take(first_row)
     if not np.array_equal(needed_by_kind.take(of_row), needed, equal_nan=True):
         return None
-    speedups, rising = lookup
-    reached_by_kind = np.full(first_row.size, speedups.shape[1], dtype=np.int64)
-    for column in np.flatnonzero(rising).tolist():
-        at = slice(starts[column], starts[column + 1])
-        reached_by_kind[at] = np.searchsorted(speedups[column], needed_by_kind[at])
-    reached: IntArray = reached_by_kind.take(of_row)
+    reached: IntArray = _search_columns(needed_by_kind, starts, lookup).take(of_row)
     return reached
 
 
