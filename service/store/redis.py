@@ -23,6 +23,7 @@ for want of memory first deletes the history to make room. No error this store r
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -121,6 +122,9 @@ class RedisPriceStore:
         self._history_bounds = bounds
         self._on_fault = on_fault
         self._streams_swept = False
+        # One history append in Redis at a time from this store: a refresh writes many vendors at once,
+        # and their scripts would queue in Redis ahead of every other client's command.
+        self._history_turn = asyncio.Lock()
         self._decoder = BackgroundThread("gpuquote-store-decode", nice=decode_nice)
 
     @property
@@ -255,8 +259,9 @@ class RedisPriceStore:
             return
         prefix = self._keys.history_prefix
         try:
-            await self._sweep_streams_once()
-            outcome = await append_history(self._client, prefix, self._history_bounds, changes)
+            async with self._history_turn:
+                await self._sweep_streams_once()
+                outcome = await append_history(self._client, prefix, self._history_bounds, changes)
         except (RedisError, OSError) as error:
             logger.warning(
                 "price store: vendor %s: %d price changes not added to the history: %s",
