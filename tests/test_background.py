@@ -12,7 +12,7 @@ from pathlib import Path
 import polars
 import pytest
 
-from service.background import BackgroundThread
+from service.background import SWITCH_INTERVAL_S, BackgroundThread
 
 
 def _own_nice() -> int:
@@ -37,6 +37,23 @@ async def test_a_nice_of_0_leaves_the_thread_at_the_process_priority() -> None:
         assert await thread.run(_own_nice) == _own_nice()
     finally:
         thread.close()
+
+
+def test_a_process_with_background_work_switches_threads_within_half_a_millisecond() -> None:
+    """A request arriving while the thread holds the GIL waits one switch interval for it, not 5 ms."""
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)  # the interpreter's default
+        BackgroundThread("gpuquote-test-background").close()
+        assert (
+            sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S, rel=0.02)
+            and SWITCH_INTERVAL_S <= 0.0005
+        )
+        sys.setswitchinterval(0.0001)  # a process that asked for shorter keeps it
+        BackgroundThread("gpuquote-test-background").close()
+        assert sys.getswitchinterval() == pytest.approx(0.0001, rel=0.02)
+    finally:
+        sys.setswitchinterval(before)
 
 
 async def test_the_collector_is_paused_while_work_runs_and_back_after_even_when_it_raises() -> None:
