@@ -42,14 +42,19 @@ def missing_after_failure(contents: StoreContents, held: Snapshot) -> dict[str, 
     ``gpuquote refresh`` CronJob) while this vendor's feed was down: its offers are missing, not
     withdrawn. A vendor whose feed succeeds with no offers, or that leaves the vendors file, is not kept.
     """
+    failed = {
+        vendor
+        for vendor, status in contents.statuses.items()
+        if vendor not in contents.offers_by_vendor
+        and status.last_error_at is not None
+        and (status.last_success_at is None or status.last_success_at < status.last_error_at)
+    }
     kept: dict[str, list[Offer]] = {}
+    if not failed:  # the usual case: no offer of the held snapshot is looked at (96,000 of them, 10 ms)
+        return kept
     for offer in held.offers:
-        status = contents.statuses.get(offer.vendor)
-        if offer.vendor in contents.offers_by_vendor or status is None or status.last_error_at is None:
-            continue
-        if status.last_success_at is not None and status.last_success_at >= status.last_error_at:
-            continue
-        kept.setdefault(offer.vendor, []).append(offer)
+        if offer.vendor in failed:
+            kept.setdefault(offer.vendor, []).append(offer)
     return kept
 
 

@@ -241,8 +241,10 @@ class SnapshotCache:
             return self._held_or_raise()
         self._snapshot = snapshot  # one assignment on the loop: every request sees the old or the new
         self.store_empty = contents.empty
-        if self._on_rebuild is not None:
-            self._on_rebuild(snapshot)
+        # The old snapshot is freed (38 ms at 96,000 offers, when no request still holds it) and the new
+        # one reported (a pass over its offers) on the build thread, not between two requests.
+        retired, held = [held], None
+        await self._build_thread.run(_retire, retired, snapshot, self._on_rebuild)
         return snapshot
 
     def _build(self, contents: StoreContents) -> tuple[Snapshot | None, dict[str, str]]:
@@ -309,6 +311,15 @@ class SnapshotCache:
             task.cancel()
             with suppress(asyncio.CancelledError):
                 await task
+
+
+def _retire(
+    retired: list[Snapshot | None], snapshot: Snapshot, on_rebuild: Callable[[Snapshot], None] | None
+) -> None:
+    """Drops the replaced snapshot (the caller's last reference, in ``retired``) and reports the new one."""
+    retired.clear()
+    if on_rebuild is not None:
+        on_rebuild(snapshot)
 
 
 def _retrieve(task: asyncio.Task[object]) -> None:
