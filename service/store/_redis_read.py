@@ -16,6 +16,7 @@ a reader keeps what it holds for it, a refresher writes that back.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -36,7 +37,13 @@ from service.store.base import (
     status_decoder,
 )
 
-__all__ = ["Keys", "read_contents"]
+__all__ = ["DecodedVendors", "Keys", "read_contents"]
+
+# Each vendor's offers as last decoded, by the digest of the bytes they were decoded from: a read decodes
+# and checks only the vendors whose stored bytes changed since (a refresh writes vendor by vendor, and
+# each write is a version the replicas read in full). Replaced by every read, so it holds the vendors
+# the store holds, each once; the offers are the ones the snapshot holds anyway.
+DecodedVendors = dict[str, tuple[bytes, tuple[Offer, ...]]]
 
 logger = logging.getLogger("gpuquote.store")
 
@@ -86,7 +93,12 @@ def _names(value: Any) -> set[str]:
 
 
 async def read_contents(
-    client: Any, keys: Keys, expected: Collection[str], fault: FaultCallback, decoder: BackgroundThread
+    client: Any,
+    keys: Keys,
+    expected: Collection[str],
+    fault: FaultCallback,
+    decoder: BackgroundThread,
+    decoded: DecodedVendors,
 ) -> StoreContents:
     """One consistent read: the vendor lists first, then version, status, index and every vendor's offers
     in one MULTI, again if a vendor appeared between the two round trips; decoded on ``decoder``."""
@@ -110,7 +122,7 @@ async def read_contents(
         # Decoding a large catalog is CPU work: a thread at the lowest priority keeps the event loop
         # answering meanwhile (``service.background``).
         return await decoder.run(
-            _Decoder(keys, fault).contents,
+            _Decoder(keys, fault, decoded).contents,
             version_raw,
             statuses_raw,
             index_raw,
@@ -120,9 +132,11 @@ async def read_contents(
 
 
 class _Decoder:
-    def __init__(self, keys: Keys, fault: FaultCallback) -> None:
+    def __init__(self, keys: Keys, fault: FaultCallback, decoded: DecodedVendors) -> None:
         self._keys = keys
         self._report = fault
+        self._decoded = decoded
+        self._before: DecodedVendors = {}
         self.faults: dict[str, str] = {}
         self.unreadable: set[str] = set()
 
@@ -159,19 +173,29 @@ class _Decoder:
         if isinstance(raw, Exception):
             self.skip("vendor", key, str(raw), vendor)
             return None
+        data = _raw(raw)
+        digest = hashlib.blake2b(data, digest_size=16).digest()
+        before = self._before.get(vendor)
+        if before is not None and before[0] == digest:
+            self._decoded[vendor] = before
+            return list(before[1])
         try:
-            offers = offers_decoder.decode(_raw(raw))
+            offers = offers_decoder.decode(data)
             problem = offers_problem(vendor, offers)
         except DECODE_ERRORS as error:
             problem = f"{error} ({len(raw)} bytes)"
         if problem is not None:
             self.skip("vendor", key, problem, vendor)
             return None
+        self._decoded[vendor] = (digest, tuple(offers))
         return offers
 
     def contents(
         self, version_raw: Any, statuses_raw: Any, index_raw: Any, offers_raw: dict[str, Any]
     ) -> StoreContents:
+        # On the decoder's one thread, one read after another: this read's vendors replace the last's.
+        self._before = dict(self._decoded)
+        self._decoded.clear()
         version = self.version(version_raw)
         statuses = self.statuses(statuses_raw)
         status_readable = isinstance(statuses_raw, dict)

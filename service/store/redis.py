@@ -37,7 +37,7 @@ from schemas.vendor import PriceChange, VendorStatus
 from service.background import BACKGROUND_NICE, BackgroundThread
 from service.store._redis_client import RedisClient, connect_redis, is_cluster
 from service.store._redis_history import append_history, drop_history, read_history, sweep_streams
-from service.store._redis_read import Keys, read_contents
+from service.store._redis_read import DecodedVendors, Keys, read_contents
 from service.store.base import (
     DECODE_ERRORS,
     VERSION_READ_BYTES,
@@ -126,6 +126,7 @@ class RedisPriceStore:
         # and their scripts would queue in Redis ahead of every other client's command.
         self._history_turn = asyncio.Lock()
         self._decoder = BackgroundThread("gpuquote-store-decode", nice=decode_nice)
+        self._decoded: DecodedVendors = {}
 
     @property
     def client(self) -> RedisClient:
@@ -152,7 +153,9 @@ class RedisPriceStore:
 
     async def read(self, *, expected_vendors: Collection[str] = ()) -> StoreContents:
         try:
-            return await read_contents(self._client, self._keys, expected_vendors, self._fault, self._decoder)
+            return await read_contents(
+                self._client, self._keys, expected_vendors, self._fault, self._decoder, self._decoded
+            )
         except (RedisError, OSError) as error:
             raise _unavailable("read", error) from None
 
