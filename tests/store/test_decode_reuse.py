@@ -3,6 +3,8 @@ the offers decoded then. Whatever changed is decoded and checked anew, garbage i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from schemas.offer import CardHourPricing, Offer
@@ -19,7 +21,7 @@ def _offers(vendor: str, rate_cny: float) -> list[Offer]:
     ]
 
 
-def _same_objects(first: list[Offer], second: list[Offer]) -> bool:
+def _same_objects(first: Sequence[Offer], second: Sequence[Offer]) -> bool:
     return len(first) == len(second) and all(a is b for a, b in zip(first, second, strict=True))
 
 
@@ -32,8 +34,10 @@ async def test_unchanged_vendors_keep_their_decoded_offers_and_changed_ones_are_
     second = await redis_store.read()
     for vendor in ("js-a", "js-b"):
         assert _same_objects(first.offers_by_vendor[vendor], second.offers_by_vendor[vendor])
-    assert second.offers_by_vendor["js-a"] is not first.offers_by_vendor["js-a"]  # a list of its own
-    second.offers_by_vendor["js-a"].clear()
+    assert second.offers_by_vendor["js-b"] is not first.offers_by_vendor["js-b"]  # a list of its own
+    returned = second.offers_by_vendor["js-b"]
+    assert isinstance(returned, list)
+    returned.clear()  # the caller's to change: the next read's offers are whole
 
     await redis_store.write_vendor("js-a", _offers("js-a", 2.5), ok_status("js-a", 3))
     third = await redis_store.read()
@@ -44,6 +48,7 @@ async def test_unchanged_vendors_keep_their_decoded_offers_and_changed_ones_are_
     key = f"{redis_namespace}:{{prices}}:vendor:js-b"
     try:
         stored = await raw.get(key)
+        assert isinstance(stored, bytes)
         await raw.set(key, b"\x93garbage")  # another writer's bytes: not the ones decoded before
         broken = await redis_store.read()
         assert "js-b" in broken.unreadable_vendors and "js-b" not in broken.offers_by_vendor
