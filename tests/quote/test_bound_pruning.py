@@ -18,12 +18,13 @@ import msgspec
 import numpy as np
 import pytest
 
+from schemas.offer import CardHourPricing, Offer
 from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
 from service.quote.evaluate import evaluation, pruning
 from service.quote.evaluate.layout import Layout
-from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.factories import MAX_AGE_S, NOW, offer, snapshot
 from tests.quote.seeded import answers, catalog, requests
 
 _PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
@@ -122,7 +123,8 @@ def test_per_row_values_at_cells_are_the_gathered_ones(monkeypatch: pytest.Monke
 def test_the_rows_seeded_first_hold_the_least_finite_bounds(size: int) -> None:
     """``pruning._smallest`` picks its rows among a sample's cut, not by partitioning every row: the
     values it picks must be the ``count`` least finite ones all the same, with many ties, infinite and
-    NaN bounds (rows no candidate of which qualifies), and fewer finite ones than asked."""
+    NaN bounds (rows no candidate of which qualifies), and fewer finite ones than asked; and with them
+    every row tied with the largest, unless those are more than ``_TIED_SEEDS`` times ``count``."""
     rng = np.random.default_rng(size)
     for trial in range(40):
         values = rng.integers(0, 50, size).astype(np.float64) * rng.choice((0.5, 13.7))
@@ -132,4 +134,69 @@ def test_the_rows_seeded_first_hold_the_least_finite_bounds(size: int) -> None:
         picked = pruning._smallest(values, count)
         finite = np.sort(values[np.isfinite(values)])
         assert np.unique(picked).size == picked.size, trial
-        assert np.array_equal(np.sort(values[picked]), finite[:count]), trial
+        if finite.size <= count:
+            assert np.array_equal(np.sort(values[picked]), finite), trial
+            continue
+        cut = finite[count - 1]
+        tied = np.flatnonzero(values <= cut)
+        if tied.size <= pruning._TIED_SEEDS * count:
+            assert np.array_equal(np.sort(picked), tied), trial
+        else:
+            assert np.array_equal(np.sort(values[picked]), finite[:count]), trial
+
+
+def _spot(sku: str, rate_cny: float) -> Offer:
+    card_minute = CardHourPricing(cny_per_card_hour=rate_cny, granularity_s=60)
+    return msgspec.structs.replace(
+        offer("js-spot", sku, gpu="h100", pricing=card_minute), spot=True, spot_interruptions_per_month=2.0
+    )
+
+
+def _bills(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The cells of each bill ``evaluation`` runs from now on."""
+    billed: list[int] = []
+    original = evaluation._bill
+
+    def counting(job: Any, layout: Layout) -> Any:
+        billed.append(layout.cells.size)
+        return original(job, layout)
+
+    monkeypatch.setattr(evaluation, "_bill", counting)
+    return billed
+
+
+def test_the_plan_without_the_spot_risk_is_found_past_the_rows_seeded_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A spot recommendation returns the best plan without the risk too, so rows without it are kept up
+    to that plan's cost, past the spot rows' threshold. Here the seeds' safe rows are 40 hourly offers
+    whose bounds (1.5 h of a card) undercut what they bill (2 h); the best safe plan is a per-minute
+    offer whose bound, 1.8, is above every seed's: only that threshold bills it."""
+    spot = [_spot(f"spot-{index}", 0.2 + index / 1000) for index in range(100)]
+    hourly = [offer("js-hourly", f"h-{index}", pricing=CardHourPricing(cny_per_card_hour=1.0 + index / 1000))
+              for index in range(40)]  # fmt: skip
+    minute = offer("js-minute", "m", pricing=CardHourPricing(cny_per_card_hour=1.2, granularity_s=60))
+    market = snapshot([*spot, *hourly, minute])
+    request = msgspec.convert({"workload": {"gpu_hours": 1.5, "reference_gpu": "rtx4090"}}, QuoteRequest)
+    billed = _bills(monkeypatch)
+    pruned = build_quote(market, request, options=_PRUNED)
+    assert len(billed) == 2  # the seeds, then the rows the safe plan's cost keeps
+    assert [quote.offer_id for quote in pruned.quotes if quote.id == pruned.safe] == [minute.id]
+    assert msgspec.json.encode(pruned) == msgspec.json.encode(
+        build_quote(market, request, options=_REFERENCE)
+    )
+
+
+def test_rows_tied_on_a_seed_key_are_billed_in_the_first_bill(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows alike share a bound (the same GPU and most cards: the same least hours), and every one at or
+    under the threshold is billed: seeded together, a short job on 120 of them is billed once."""
+    alike = [offer("js-alike", f"a-{index}", pricing=CardHourPricing(cny_per_card_hour=2.0 + index / 100))
+             for index in range(120)]  # fmt: skip
+    market = snapshot(alike)
+    request = msgspec.convert({"workload": {"gpu_hours": 1.0, "reference_gpu": "rtx4090"}}, QuoteRequest)
+    billed = _bills(monkeypatch)
+    pruned = build_quote(market, request, options=_PRUNED)
+    assert len(billed) == 1
+    assert msgspec.json.encode(pruned) == msgspec.json.encode(
+        build_quote(market, request, options=_REFERENCE)
+    )

@@ -407,7 +407,7 @@ def _pruned(job: _Request) -> Evaluation | None:
         tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching, job.fewest_cards
     )
     forced = layout.plan_cells(tables)
-    rows = seed_rows(bounds, request)
+    rows = seed_rows(bounds, request, tables.interruptible)
     at = _merged(layout.cells_of(rows, tables), forced)
     billed = _bill(job, layout.subset(at, tables))
     requested = _requested_quoting_plans(layout, billed)
@@ -426,7 +426,7 @@ def _pruned(job: _Request) -> Evaluation | None:
     )
     if thresholds is None:
         return None
-    kept = kept_rows(bounds, thresholds, request.time_value_cny_per_hour)
+    kept = kept_rows(bounds, thresholds, request.time_value_cny_per_hour, tables.interruptible)
     if not np.isin(kept, rows, assume_unique=True).all():
         at = _merged(layout.cells_of(_merged(rows, kept), tables), forced)
         if at.size > _WHOLE_BILL_SHARE * layout.cells.size:

@@ -9,13 +9,18 @@ bounds, over every count it can be quoted at:
 - time: hours ≥ ``H`` / the largest speed-up at a count it can supply, + copy;
 - cost: renting ``n`` cards bills at least ``n / unit cards`` units at the unit rate for at least the
   wall-clock hours, ``H / s(n) + copy``, so cost ≥ rate per card-hour × (``H`` × min over n of
-  ``n / s(n)`` + copy), and at least the rate per card-hour × the time bound billed as the offer bills
-  (whole granules, its minimum: a short job on a month package pays the month), whatever fees add.
+  ``n / s(n)`` + copy), and at least the unit rate × the units its fewest cards rent (at least the
+  offer's minimum: a one-card job on a 4-card bundle pays the bundle) × the time bound billed as the
+  offer bills (whole granules, its minimum: a short job on a month package pays the month), whatever
+  fees add.
 
-A few rows with the smallest bounds per key are billed first, with every combined plan and the cells of
-the products it combines at its counts (``Layout.plan_cells``: a plan is quoted only where it beats each of
-them); their k-th best key is then at least the true k-th best, so a row whose bound is past it
-can never be returned, and every row whose bound is within it is billed (at most once more). Every cell is
+A few rows with the smallest bounds per key are billed first (with the rows tied with the last of them:
+rows alike share bounds), and the smallest by the ranking's key among the rows without the spot risk,
+with every combined plan and the cells of the products it combines at its counts (``Layout.plan_cells``:
+a plan is quoted only where it beats each of them); their k-th best key is then at least the true k-th
+best, so a row whose bound is past it can never be returned, and every row whose bound is within it is
+billed (at most once more). When the recommendation is spot, the best plan without the risk is returned
+too: rows without the risk are kept up to its key, the spot rows only up to the k-th best. Every cell is
 still judged, so ``excluded`` and the offers that qualify are the whole table's. Jobs placed in pieces and
 small tables are evaluated whole.
 
@@ -67,6 +72,10 @@ _MARGIN = 1e-9
 _SEED_EXTRA = 16
 # Every how many rows ``_smallest`` samples to bound the least values.
 _SAMPLE_STEP = 16
+# A seed key's rows tied with the last one picked are picked too, up to this many times the rows asked
+# for: rows alike (same GPU, capability and rates) share a bound, and every one of them at or under a
+# threshold is billed anyway (at 96,000 offers, 81 rows share the least hours of a short job).
+_TIED_SEEDS = 8
 
 
 def _may_prune(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:
@@ -197,6 +206,14 @@ def row_bounds(
         rounded = billed_hours(hours, granularity, tables.min_billed_hours)
         cost = np.where(hours > BILLING_TOLERANCE * granularity, cost * (1.0 - BILLING_TOLERANCE), 0.0)
         cost = np.maximum(cost, rate_per_card_hour * rounded)
+        # And every count of an offer rents at least its fewest units (its minimum, or what the fewest
+        # cards that hold the model take) for those hours: a short job on a 4-card bundle or a 2-node
+        # minimum pays the bundle or both nodes. Combined plans keep the one-card bound.
+        offers = slice(None, tables.offer_count)
+        holding = np.where(np.isfinite(fewest_cards[offers]), np.maximum(fewest_cards[offers], 1.0), 1.0)
+        units = np.maximum(tables.min_units[offers], np.ceil(holding / tables.unit_cards[offers]))
+        rented = rounded[offers] * (units * tables.unit_rate_cny_per_hour[offers])
+        cost[offers] = np.maximum(cost[offers], rented)
     unreachable = ~matching | ~speeds.supplied
     cost = np.where(unreachable, np.inf, cost)
     hours = np.where(unreachable, np.inf, hours)
@@ -218,22 +235,34 @@ def _smallest(values: FloatArray, count: int) -> IntArray:
         if np.isfinite(cut):
             within = np.flatnonzero(values <= cut)
             least: IntArray = within[np.argpartition(values.take(within), count - 1)[:count]]
-            return least
+            return _with_ties(values, least, within, count)
     finite = np.flatnonzero(np.isfinite(values))
     if finite.size <= count:
         return finite
     chosen: IntArray = finite[np.argpartition(values[finite], count - 1)[:count]]
-    return chosen
+    return _with_ties(values, chosen, finite, count)
 
 
-def seed_rows(bounds: RowBounds, request: QuoteRequest) -> IntArray:
-    """The rows billed first: the smallest bounds per key."""
+def _with_ties(values: FloatArray, chosen: IntArray, pool: IntArray, count: int) -> IntArray:
+    """``chosen`` and the rows of ``pool`` (which holds every row up to them) tied with the largest of
+    them, unless that is more than ``_TIED_SEEDS`` times ``count`` rows."""
+    tied: IntArray = pool[values.take(pool) <= values.take(chosen).max()]
+    return tied if tied.size <= _TIED_SEEDS * count else chosen
+
+
+def seed_rows(bounds: RowBounds, request: QuoteRequest, interruptible: BoolArray) -> IntArray:
+    """The rows billed first: the smallest bounds per key, and per the ranking's key among the rows
+    without the spot risk (the best plan without it is returned when the recommendation is spot)."""
     count = 2 * request.limit + _SEED_EXTRA
+    value = bounds.value(request.time_value_cny_per_hour)
+    ranked = {"cost": bounds.cost, "time": bounds.hours, "value": value}[request.rank_by]
     picked = [
         _smallest(bounds.cost, count),
         _smallest(bounds.hours, count),
-        _smallest(bounds.value(request.time_value_cny_per_hour), count),
+        _smallest(value, count),
     ]
+    if interruptible.any():
+        picked.append(_smallest(np.where(interruptible, np.inf, ranked), count))
     rows: IntArray = np.unique(np.concatenate(picked).astype(np.int64))
     return rows
 
@@ -266,11 +295,16 @@ def single_card_cost(
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
-    """The keys no row past which can be returned: cost, hours and the ranking's value."""
+    """The keys no row past which can be returned: cost, hours and the ranking's value; and the ranking
+    key's own for rows without the spot risk, which one more plan may be returned from (the best plan
+    without the risk, when the recommendation is spot): past ``cost``, ``hours`` or ``value`` for that
+    key alone (``safe_key``: 0, 1, 2), or None when it is no wider."""
 
     cost: float
     hours: float
     value: float
+    safe_key: int | None = None
+    safe: float = -np.inf
 
 
 def _kth(keys: FloatArray, k: int) -> float:
@@ -307,13 +341,17 @@ def key_thresholds(
     ]
     thresholds[0] = max(thresholds[0], single_cost)
     key = {"cost": 0, "time": 1, "value": 2}[rank_by]
-    # The recommendation is spot when any candidate at the top key is (its tie-breakers aside).
+    widened = [_widened(bound) for bound in thresholds]
+    # The recommendation is spot when any candidate at the top key is (its tie-breakers aside); the
+    # plan without the risk is then returned too, so a row without it is kept up to that plan's key.
     if any_safe and spot[qualifying][ranked == ranked.min()].any():
         safe = ~spot[qualifying]
         if not safe.any():
             return None
-        thresholds[key] = max(thresholds[key], float(ranked[safe].min()))
-    return Thresholds(*(_widened(bound) for bound in thresholds))
+        safe_bound = _widened(max(thresholds[key], float(ranked[safe].min())))
+        if safe_bound > widened[key]:
+            return Thresholds(widened[0], widened[1], widened[2], safe_key=key, safe=safe_bound)
+    return Thresholds(widened[0], widened[1], widened[2])
 
 
 def _widened(bound: float) -> float:
@@ -336,8 +374,14 @@ def rows_within_reach(bounds: RowBounds, deadline_hours: float | None, budget_cn
     return np.flatnonzero(~past)
 
 
-def kept_rows(bounds: RowBounds, thresholds: Thresholds, time_value: float | None) -> IntArray:
-    """Every row whose bounds can reach a threshold."""
-    kept = (bounds.cost <= thresholds.cost) | (bounds.hours <= thresholds.hours)
-    kept |= bounds.value(time_value) <= thresholds.value
+def kept_rows(
+    bounds: RowBounds, thresholds: Thresholds, time_value: float | None, interruptible: BoolArray
+) -> IntArray:
+    """Every row whose bounds can reach a threshold: the ranking key's wider one (``Thresholds.safe``)
+    for the rows without the spot risk alone."""
+    keys = (bounds.cost, bounds.hours, bounds.value(time_value))
+    kept = (keys[0] <= thresholds.cost) | (keys[1] <= thresholds.hours)
+    kept |= keys[2] <= thresholds.value
+    if thresholds.safe_key is not None:
+        kept |= ~interruptible & (keys[thresholds.safe_key] <= thresholds.safe)
     return np.flatnonzero(kept)
