@@ -19,6 +19,7 @@ from service.quote.model import (
     speedup_range,
     speedup_table,
 )
+from service.quote.model.scaling import _column as _scaling_column
 
 
 @pytest.mark.parametrize(
@@ -145,3 +146,28 @@ def test_scaling_columns_by_machine_size_and_interconnect() -> None:
         cross_node_factor=None, operator_factor=0.9, serving=True,
     )  # fmt: skip
     assert serving.expected.tolist() == [[1.0], [1.0]]  # replicas, never speed
+
+
+@pytest.mark.parametrize("machine_cards", [1, 2, 4, 8, 16])
+@pytest.mark.parametrize("interconnect", ["nvlink", "pcie", "infiniband", "ethernet"])
+def test_speedups_through_a_count_are_each_counts_own_bit_for_bit(
+    machine_cards: int, interconnect: Interconnect
+) -> None:
+    """``ScalingColumn.speedups_through`` (one pass, what a deadline reads) gives the floats ``speedup``
+    gives count by count, on every curve, factor and machine size, past the curve's points and nodes."""
+    curves = [*PROFILES.values(), ScalingCurve.from_points({2: (1.5, 1.9), 16: (9.0, 13.0)}), None]
+    for curve in curves:
+        for communication in ("light", "moderate", "heavy"):
+            for factor in (None, 0.93, 1.0):
+                column = _scaling_column(
+                    machine_cards,
+                    interconnect,
+                    curve=curve,
+                    communication=communication,
+                    cross_node_factor=factor,
+                    operator_factor=0.9,
+                )
+                lows, highs = column.speedups_through(2_100)
+                each = [column.speedup(cards) for cards in range(1, 2_101)]
+                assert np.array_equal(np.array(lows), np.array([speedup.low for speedup in each]))
+                assert np.array_equal(np.array(highs), np.array([speedup.high for speedup in each]))

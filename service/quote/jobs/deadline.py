@@ -72,12 +72,22 @@ def _speedups_by_count(
     """``(columns, most_cards)``: each column's ``bound`` speed-up at 1 … ``most_cards`` cards, and
     ``(columns,)`` whether it never falls along them; read-only."""
     expected: FloatArray = np.array(
-        [[getattr(column.speedup(cards), bound) for cards in range(1, most_cards + 1)] for column in columns],
-        dtype=np.float64,
+        [_speedups(column, most_cards, bound) for column in columns], dtype=np.float64
     ).reshape(len(columns), most_cards)
     rising: BoolArray = np.asarray((np.diff(expected, axis=1) >= 0).all(axis=1))
     expected.flags.writeable = rising.flags.writeable = False
     return expected, rising
+
+
+def _speedups(column: ScalingColumn, most_cards: int, bound: SpeedupBound) -> list[float]:
+    """``column``'s ``bound`` speed-up at 1 … ``most_cards`` cards: in one pass for a plain column, else
+    (a column of independent runs, say, whose ``speedup`` is its own) count by count."""
+    if type(column) is not ScalingColumn:
+        return [getattr(column.speedup(cards), bound) for cards in range(1, most_cards + 1)]
+    lows, highs = column.speedups_through(most_cards)
+    if bound == "low":
+        return lows
+    return [(low + high) / 2 for low, high in zip(lows, highs, strict=True)]
 
 
 def fewest_meeting_deadline(
