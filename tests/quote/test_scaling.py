@@ -167,7 +167,9 @@ def test_speedups_through_a_count_are_each_counts_own_bit_for_bit(
                     cross_node_factor=factor,
                     operator_factor=0.9,
                 )
-                lows, highs = column.speedups_through(2_100)
+                lows, highs = column.speedups_through(2_100, "low"), column.speedups_through(2_100, "high")
                 each = [column.speedup(cards) for cards in range(1, 2_101)]
                 assert np.array_equal(np.array(lows), np.array([speedup.low for speedup in each]))
                 assert np.array_equal(np.array(highs), np.array([speedup.high for speedup in each]))
+                expected = column.speedups_through(2_100, "expected")
+                assert np.array_equal(np.array(expected), np.array([speedup.expected for speedup in each]))

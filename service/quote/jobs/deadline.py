@@ -84,10 +84,7 @@ def _speedups(column: ScalingColumn, most_cards: int, bound: SpeedupBound) -> li
     (a column of independent runs, say, whose ``speedup`` is its own) count by count."""
     if type(column) is not ScalingColumn:
         return [getattr(column.speedup(cards), bound) for cards in range(1, most_cards + 1)]
-    lows, highs = column.speedups_through(most_cards)
-    if bound == "low":
-        return lows
-    return [(low + high) / 2 for low, high in zip(lows, highs, strict=True)]
+    return column.speedups_through(most_cards, bound)
 
 
 def fewest_meeting_deadline(

@@ -73,6 +73,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -169,15 +170,34 @@ def _interpolated_efficiency(cards: float, points: Sequence[tuple[int, float, fl
     return last_low / last_cards, last_high / last_cards
 
 
+def _anchor_cards(curve: ScalingCurve, cards_per_node: int) -> int:
+    """The cards past which every doubling pays the cross-node factor: the curve's last point, or one
+    machine when it holds more."""
+    return max(curve.points[-1][0], cards_per_node)
+
+
+def _cross_node(
+    cards: int, anchor_cards: int, anchor: tuple[float, float], cross_node_factor: float
+) -> tuple[float, float]:
+    """Efficiency (low, high) past ``anchor_cards``: the anchor's, times the factor per doubling."""
+    cross_node = cross_node_factor ** math.log2(cards / anchor_cards)
+    return anchor[0] * cross_node, anchor[1] * cross_node
+
+
 def _efficiency(
     cards: int, curve: ScalingCurve, cards_per_node: int, cross_node_factor: float
 ) -> tuple[float, float]:
-    anchor_cards = max(curve.points[-1][0], cards_per_node)
+    anchor_cards = _anchor_cards(curve, cards_per_node)
     if cards <= anchor_cards:
         return _interpolated_efficiency(cards, curve.points)
-    anchor_low, anchor_high = _interpolated_efficiency(anchor_cards, curve.points)
-    cross_node = cross_node_factor ** math.log2(cards / anchor_cards)
-    return anchor_low * cross_node, anchor_high * cross_node
+    anchor = _interpolated_efficiency(anchor_cards, curve.points)
+    return _cross_node(cards, anchor_cards, anchor, cross_node_factor)
+
+
+def _bounds(cards: int, efficiency: tuple[float, float]) -> tuple[float, float, float]:
+    """Speed-ups (low, expected, high) of ``cards`` cards at ``efficiency`` (low, high)."""
+    low, high = cards * efficiency[0], cards * efficiency[1]
+    return low, (low + high) / 2, high
 
 
 def speedup_range(
@@ -188,11 +208,9 @@ def speedup_range(
     cross_node_factor: float = DEFAULT_CROSS_NODE_FACTOR,
 ) -> Range:
     """Speed-up of ``cards`` cards over one: ``speedup_range(4)`` is 2.8 / 3.0 / 3.2."""
-    low_efficiency, high_efficiency = _efficiency(
-        cards, curve or PROFILES["default"], cards_per_node, cross_node_factor
-    )
-    low, high = cards * low_efficiency, cards * high_efficiency
-    return Range(low=low, expected=(low + high) / 2, high=high)
+    efficiency = _efficiency(cards, curve or PROFILES["default"], cards_per_node, cross_node_factor)
+    low, expected, high = _bounds(cards, efficiency)
+    return Range(low=low, expected=expected, high=high)
 
 
 def speedup_table(
@@ -265,26 +283,24 @@ class ScalingColumn:
 
     def spans_nodes(self, cards: int) -> bool:
         """Whether ``cards`` pays the cross-node factor: past the curve's last point and one machine."""
-        return cards > max(self.curve.points[-1][0], self.machine_cards)
+        return cards > _anchor_cards(self.curve, self.machine_cards)
 
-    def speedups_through(self, most_cards: int) -> tuple[list[float], list[float]]:
-        """The low and high speed-ups of ``speedup(n)`` for n = 1 … ``most_cards``, the same floats by
-        the same operations in one pass: a deadline reads every count a cluster sells (8,192 cards and
-        more), where a ``speedup`` call per count took 3 us each (``jobs.deadline``)."""
-        points, factor = self.curve.points, self.cross_node_factor
-        anchor_cards = max(points[-1][0], self.machine_cards)
-        anchor_low, anchor_high = _interpolated_efficiency(anchor_cards, points)
-        lows: list[float] = []
-        highs: list[float] = []
-        for cards in range(1, most_cards + 1):
-            if cards <= anchor_cards:
-                low_efficiency, high_efficiency = _interpolated_efficiency(cards, points)
-            else:
-                cross_node = factor ** math.log2(cards / anchor_cards)
-                low_efficiency, high_efficiency = anchor_low * cross_node, anchor_high * cross_node
-            lows.append(cards * low_efficiency)
-            highs.append(cards * high_efficiency)
-        return lows, highs
+    def speedups_through(self, most_cards: int, bound: Literal["low", "expected", "high"]) -> list[float]:
+        """``speedup(n).<bound>`` for n = 1 … ``most_cards``: the same floats by the same operations, the
+        anchor's efficiency worked out once: a deadline reads every count a cluster sells (8,192 cards
+        and more), where a ``speedup`` call per count took 3 us each (``jobs.deadline``)."""
+        points, anchor_cards = self.curve.points, _anchor_cards(self.curve, self.machine_cards)
+        anchor = _interpolated_efficiency(anchor_cards, points)
+        at = ("low", "expected", "high").index(bound)
+        return [
+            _bounds(
+                cards,
+                _interpolated_efficiency(cards, points)
+                if cards <= anchor_cards
+                else _cross_node(cards, anchor_cards, anchor, self.cross_node_factor),
+            )[at]
+            for cards in range(1, most_cards + 1)
+        ]
 
 
 @dataclass(frozen=True, slots=True)
