@@ -127,7 +127,22 @@ def first(keys: CandidateKeys, rank_by: RankBy, *, top_k: bool = True) -> int:
     pool = np.flatnonzero(primary == primary.min())
     if pool.size == 1:
         return int(pool[0])
-    return int(_sorted(keys, rank_by, pool)[0])
+    return int(pool[_least_tuple(keys.keys_at(rank_by, pool))])
+
+
+def _least_tuple(keys: tuple[npt.NDArray[np.generic], ...]) -> int:
+    """Where the least ``keys`` tuple is (the first of equal ones): what the first of a ``lexsort`` is,
+    by narrowing to each key's least in turn rather than sorting every tuple (a serving job's candidates
+    all share their hours, so ranking them by time ties them all on the first key)."""
+    at = np.arange(keys[0].size)
+    for key in keys:
+        if at.size == 1:
+            break
+        values = key.take(at)
+        if np.isnan(values).all():
+            continue  # NaN sorts last and ties with NaN: the next key decides
+        at = at[values == np.nanmin(values)]
+    return int(at[0])
 
 
 def first_among(keys: CandidateKeys, among: BoolArray, rank_by: RankBy, *, top_k: bool = True) -> int | None:

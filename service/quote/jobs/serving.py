@@ -154,19 +154,31 @@ def serving_candidates(
     if card_counts is None:
         servable = matching & layout.hosts & np.isfinite(least) & (least <= MAX_CARDS)
         given = set(np.unique(least[servable]).astype(np.int64).tolist())  # truncated as int() does
+        counts = tuple(sorted({1, *given}))
+        requested = _at_least(np.array(counts, dtype=np.float64), least, layout)
     else:
-        given = set(card_counts)
-    counts = tuple(sorted({1, *given}))
-    cards = np.array(counts, dtype=np.float64)[:, None]
-    requested = (cards % layout.replica_cards == 0) & (cards >= least) & layout.hosts
-    if card_counts is None:
-        requested &= cards == least
+        counts = tuple(sorted({1, *card_counts}))
+        cards = np.array(counts, dtype=np.float64)[:, None]
+        requested = (cards % layout.replica_cards == 0) & (cards >= least) & layout.hosts
     return LayoutInputs(
         counts=counts,
         requested=requested,
         placement=functools.partial(placed_replicas, tables, layout),
         placement_rows=(layout.replica_cards, layout.within_machine, layout.hosts),
     )
+
+
+def _at_least(cards: FloatArray, least: FloatArray, layout: ServingLayout) -> BoolArray:
+    """``(counts, rows)``: each hosting row at the count of exactly its ``least`` cards (whole replicas;
+    none where no count is). One count per row at most, so the cells are set row by row rather than
+    worked out over the whole grid."""
+    at = np.minimum(np.searchsorted(cards, least), cards.size - 1)  # NaN: past every count
+    with np.errstate(invalid="ignore"):
+        hit = (cards.take(at) == least) & layout.hosts & (least % layout.replica_cards == 0)
+    rows = np.flatnonzero(hit)
+    requested = np.zeros((cards.size, least.size), dtype=np.bool_)
+    requested[at.take(rows), rows] = True
+    return requested
 
 
 class ReplicaPlacement(Candidates, frozen=True, gc=False):

@@ -1,0 +1,52 @@
+"""A serving job's candidates without ``card_counts``, set row by row, are the ones the rule reads over the
+whole grid.
+
+Each hosting row is quoted at exactly its ``replicas × cards per replica`` (one count per row, the
+replicas one number or one per row for a throughput target); ``serving_candidates`` sets those cells row
+by row instead of testing every (count, row) cell. The reference here tests every cell.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schemas.quote import MAX_CARDS
+from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.jobs.serving import serving_candidates, serving_layout
+from service.quote.model.tables import OfferTables
+from tests.quote.seeded import catalog
+
+
+def _reference(
+    tables: OfferTables, fewest: FloatArray, replicas: int | FloatArray, matching: BoolArray
+) -> tuple[tuple[int, ...], BoolArray]:
+    layout = serving_layout(tables, fewest)
+    least = replicas * layout.replica_cards
+    servable = matching & layout.hosts & np.isfinite(least) & (least <= MAX_CARDS)
+    counts = tuple(sorted({1, *(int(cards) for cards in least[servable].tolist())}))
+    cards = np.array(counts, dtype=np.float64)[:, None]
+    requested = (cards % layout.replica_cards == 0) & (cards == least) & layout.hosts
+    return counts, requested
+
+
+@pytest.mark.parametrize("seed", [3, 11, 21])
+def test_candidates_are_the_whole_grid_ones(seed: int) -> None:
+    tables = catalog(seed, 300, clusters=20).tables
+    rng = np.random.default_rng(seed)
+    for trial in range(40):
+        fewest = rng.choice([1.0, 1.0, 2.0, 3.0, 5.0, 9.0, 17.0, np.inf], size=tables.size)
+        matching = rng.random(tables.size) < 0.7
+        replicas: int | FloatArray
+        if trial % 2:
+            # A throughput target: replicas per row, some past any count, some unservable (NaN, inf).
+            replicas = rng.choice([0.0, 1.0, 2.0, 3.0, 7.0, 40.0, 600.0, np.nan, np.inf], size=tables.size)
+        else:
+            replicas = int(rng.integers(1, 9))
+        with np.errstate(invalid="ignore"):  # 0 replicas of a model no card holds: NaN cards, no count
+            inputs = serving_candidates(tables, fewest, replicas, None, matching)
+            counts, requested = _reference(tables, fewest, replicas, matching)
+        assert inputs.counts == counts
+        assert inputs.requested.shape == requested.shape
+        assert np.array_equal(inputs.requested, requested)
+        assert requested.any()  # the comparison reads quoted cells, not an empty grid
