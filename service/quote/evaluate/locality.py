@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from service.defaults import DEFAULT_CROSS_CITY_MBPS
-from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.base.arrays import BoolArray, FloatArray, frozen
+from service.quote.base.memo import MemoSlot
 from service.quote.model.tables import OfferTables
 
 __all__ = ["DEFAULT_CROSS_CITY_MBPS", "copy_hours", "data_fees", "elsewhere"]
@@ -39,11 +40,24 @@ def elsewhere(tables: OfferTables, data_city: str | None) -> BoolArray:
     """``(offers,)``: offers outside the data's city (none when the request names no city)."""
     if data_city is None:
         return np.zeros(tables.size, dtype=np.bool_)
-    return np.array([offer.city != data_city for offer in tables.offers], dtype=np.bool_)
+    if data_city not in tables.city_names:
+        return np.ones(tables.size, dtype=np.bool_)
+    remote: BoolArray = tables.city_code != tables.city_names.index(data_city)
+    return remote
 
 
 def data_fees(tables: OfferTables, remote: BoolArray) -> tuple[FloatArray, FloatArray]:
     """Per offer: storage CNY per GB-hour and traffic CNY per GB of the copy (0 where not listed)."""
+    storage, traffic = _LISTED_FEES.of(tables.memos).get(0, lambda: _listed_fees(tables))
+    return storage, traffic * remote
+
+
+def _listed_fees(tables: OfferTables) -> tuple[FloatArray, FloatArray]:
+    """Per offer: the storage CNY per GB-hour and traffic CNY per GB it lists (0 where not listed)."""
     storage = np.array([offer.storage_cny_per_gb_day or 0.0 for offer in tables.offers]) / 24
-    traffic = np.array([offer.traffic_cny_per_gb or 0.0 for offer in tables.offers]) * remote
-    return storage, traffic
+    traffic = np.array([offer.traffic_cny_per_gb or 0.0 for offer in tables.offers])
+    return frozen(storage), frozen(traffic)
+
+
+# The fees every offer lists, read once per snapshot.
+_LISTED_FEES: MemoSlot[int, tuple[FloatArray, FloatArray]] = MemoSlot("listed data fees", size=1)
