@@ -50,3 +50,24 @@ def test_candidates_are_the_whole_grid_ones(seed: int) -> None:
         assert inputs.requested.shape == requested.shape
         assert np.array_equal(inputs.requested, requested)
         assert requested.any()  # the comparison reads quoted cells, not an empty grid
+
+
+def test_a_layout_is_kept_for_a_read_only_minimum_alone() -> None:
+    """The layout kept for a read-only memory minimum is the one worked out anew, is read-only, and is
+    never handed to another array with the same figures or to a writeable one (which may change)."""
+    tables = catalog(7, 120, clusters=10).tables
+    fewest = np.random.default_rng(7).choice([1.0, 2.0, 3.0, 9.0], size=tables.size)
+    fewest.flags.writeable = False
+    kept = serving_layout(tables, fewest)
+    assert serving_layout(tables, fewest) is kept
+    writeable = fewest.copy()
+    fresh = serving_layout(tables, writeable)
+    assert fresh is not kept and serving_layout(tables, writeable) is not fresh
+    for name in ("replica_cards", "hosts", "within_machine"):
+        assert np.array_equal(getattr(kept, name), getattr(fresh, name))
+        assert not getattr(kept, name).flags.writeable
+    writeable[:] = 1.0
+    assert np.array_equal(serving_layout(tables, writeable).replica_cards, np.ones(tables.size))
+    other = fewest.copy()
+    other.flags.writeable = False
+    assert serving_layout(tables, other) is not kept

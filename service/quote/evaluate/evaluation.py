@@ -47,7 +47,8 @@ import numpy as np
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, one_card_hours_of
@@ -195,6 +196,18 @@ class Evaluation(msgspec.Struct, frozen=True):
 
 
 _ALL_FAST = FastPaths()
+
+
+def _fewest_cards(tables: OfferTables, memory_needed_gb: float | None) -> FloatArray:
+    """``(rows,)``: the fewest cards that hold the model on each row (1 without a memory need)."""
+    if memory_needed_gb is None:
+        return frozen(np.ones(tables.size))
+    return frozen(min_cards(memory_needed_gb, tables.gpu_memory_gb))
+
+
+# Each memory need's fewest cards per row, one read-only array for every request of that model size (what
+# a serving job's layout is kept by: ``jobs.serving.serving_layout``).
+_FEWEST_CARDS: MemoSlot[float | None, FloatArray] = MemoSlot("fewest cards", size=32)
 _NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
 _NO_COSTS: FloatArray = np.empty((2, 0))
 _NO_FIGURES: FloatArray = np.empty((len(Figure), 0))  # judged without limits: no figure is read
@@ -502,10 +515,9 @@ def evaluate(
     finite = np.isfinite(one_card_hours)
     matching = filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
     stale = (now_s - tables.fetched_at_s) > price_max_age_s
-    if resolved.memory_needed_gb is None:
-        fewest_cards = np.ones(tables.size)
-    else:
-        fewest_cards = min_cards(resolved.memory_needed_gb, tables.gpu_memory_gb)
+    fewest_cards = _FEWEST_CARDS.of(tables.memos).get(
+        resolved.memory_needed_gb, lambda: _fewest_cards(tables, resolved.memory_needed_gb)
+    )
     workload = request.workload
     kind = resolved.kind
     replica_tps = replica_throughput(tables, resolved.job, fewest_cards, gpu_facts(tables, catalog))

@@ -25,7 +25,8 @@ import numpy as np
 
 from schemas.quote import MAX_CARDS, QuoteRequest, Task, Workload
 from service.errors import InvalidRequest
-from service.quote.base.arrays import BoolArray, FloatArray
+from service.quote.base.arrays import BoolArray, FloatArray, frozen
+from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
     ArrayKey,
@@ -70,7 +71,21 @@ class ServingLayout:
 
 def serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayout:
     """Each row's cards per replica: the memory minimum up to a power of two within a machine, else up to
-    whole machines (only where the offer rents nodes across machines)."""
+    whole machines (only where the offer rents nodes across machines).
+
+    An evaluation reads it several times for one read-only ``fewest_cards`` (its candidates, its
+    throughput, its pieces), and requests of one model size share that array (``evaluate.evaluation``): the
+    layout of the last few such arrays is kept by identity, each with the array it was made from."""
+    if fewest_cards.flags.writeable:
+        return _serving_layout(tables, fewest_cards)
+    kept = _SERVING_LAYOUTS.of(tables.memos)
+    found = kept.lookup(id(fewest_cards))
+    if found is not None and found[0] is fewest_cards:
+        return found[1]
+    return kept.keep(id(fewest_cards), (fewest_cards, _serving_layout(tables, fewest_cards)))[1]
+
+
+def _serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayout:
     machine = tables.machine_cards
     power_of_two = 2.0 ** np.ceil(np.log2(np.maximum(fewest_cards, 1.0)))
     within = power_of_two <= machine
@@ -78,8 +93,15 @@ def serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayo
     cluster = tables.spans_machines & (tables.min_units > 1)
     hosts = np.where(within, ~cluster, tables.spans_machines)
     return ServingLayout(
-        replica_cards=np.where(within, power_of_two, whole_machines), hosts=hosts, within_machine=within
+        replica_cards=frozen(np.where(within, power_of_two, whole_machines)),
+        hosts=frozen(hosts),
+        within_machine=frozen(within),
     )
+
+
+# The serving layouts of the read-only memory minimums seen last, by the array's identity (the array is
+# kept with its layout, so its id is not reused while the entry lives).
+_SERVING_LAYOUTS: MemoSlot[int, tuple[FloatArray, ServingLayout]] = MemoSlot("serving layouts", size=8)
 
 
 def rented_units(tables: OfferTables, cards: FloatArray, rows_at: RowsAt = every_row) -> FloatArray:
