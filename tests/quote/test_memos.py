@@ -96,6 +96,18 @@ def test_deadline_layouts_are_kept_apart_and_reused_when_the_fewest_cards_repeat
     assert "layouts" not in stats  # a deadline's layouts never push the shared ones out
 
 
+def test_the_nearest_option_past_a_deadline_shares_the_layout_without_it() -> None:
+    """A deadline no offer meets is lifted to find the nearest option, every row billed: that evaluation
+    reads the layout the same job without a deadline built (a layout depends on no other fast path)."""
+    snapshot = catalog(5)
+    build_quote(snapshot, QuoteRequest(workload=Workload(gpu_hours=4_000)), options=OPTIONS)
+    assert snapshot.tables.memos.stats()["layouts"] == (1, 1)
+    missed = QuoteRequest(workload=Workload(gpu_hours=4_000), deadline_hours=0.5)
+    answer = build_quote(snapshot, missed, options=OPTIONS)
+    assert not answer.quotes and answer.excluded.deadline > 0
+    assert snapshot.tables.memos.stats()["layouts"] == (1, 1)
+
+
 def test_a_warm_snapshot_answers_every_request_as_a_fresh_one_does() -> None:
     """Caches filled by hundreds of other requests (layouts, conversions, speed-ups, offer parts, texts)
     give each request the answer a snapshot that never answered anything gives."""

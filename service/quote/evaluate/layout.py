@@ -47,13 +47,17 @@ _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
 # Past this share of a layout's cells, ``cells_of`` finds them by a mask over every cell, not a sort.
 _CELLS_BY_MASK = 1 / 32
+# The fast paths a layout is built by (``build_layout`` reads no other): sparse billing, plan pruning.
+_LayoutPaths = tuple[bool, bool]
 # Candidates whose layout is kept per snapshot; those that depend on the job's own figures (a deadline's
 # fewest cards, a replica's cards) are kept apart, so their many shapes never push the shared ones out.
 # Each is bounded in bytes too: a layout of 100,000 offers holds 50 to 100 MB with the speed-ups gathered
 # on it, so a large catalog keeps a few layouts and a small one all sixteen.
 _MB = 2**20
-_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot("layouts", size=16, max_bytes=192 * _MB)
-_JOB_LAYOUTS: MemoSlot[tuple[Candidates, FastPaths], Layout] = MemoSlot(
+_LAYOUTS: MemoSlot[tuple[Candidates, _LayoutPaths], Layout] = MemoSlot(
+    "layouts", size=16, max_bytes=192 * _MB
+)
+_JOB_LAYOUTS: MemoSlot[tuple[Candidates, _LayoutPaths], Layout] = MemoSlot(
     "job layouts", size=16, max_bytes=96 * _MB
 )
 # Speed-up rules whose gathered speed-ups are kept per layout.
@@ -356,8 +360,11 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
 def cached_layout(tables: OfferTables, candidates: Candidates, fast: FastPaths) -> Layout:
     """The layout of ``candidates`` on ``tables``, built the first time they are asked for."""
     kept = _LAYOUTS if candidates.shared else _JOB_LAYOUTS
+    # Kept by the fast paths it is built by alone: an evaluation with every row billed (what the nearest
+    # options past a limit read) shares the pruned evaluations' layout.
+    paths = (fast.sparse_billing, fast.plan_pruning)
     return kept.of(tables.memos).get(
-        (candidates, fast), lambda: build_layout(tables, candidates.inputs(tables), fast)
+        (candidates, paths), lambda: build_layout(tables, candidates.inputs(tables), fast)
     )
 
 
