@@ -280,7 +280,8 @@ def _answer(
         )
 
     def run_whole(resolved: ResolvedRequest) -> Evaluation:
-        """Every row billed: the nearest options read candidates a pruned evaluation leaves unbilled."""
+        """Every row billed: what is said of a request nothing fits reads candidates a pruned evaluation
+        leaves unbilled (every GPU's fewest cards, the supply, what the filters left out)."""
         return run(resolved, replace(options.fast_paths, bound_pruning=False))
 
     evaluation = run(resolved)
@@ -310,7 +311,12 @@ def _answer(
                 [
                     *lead_sentences(warnings, request.lang),
                     nothing_fits_summary(
-                        run_whole, resolved, evaluation, snapshot, names, top_k=options.fast_paths.top_k
+                        (run, run_whole),
+                        resolved,
+                        evaluation,
+                        snapshot,
+                        names,
+                        top_k=options.fast_paths.top_k,
                     ),
                     *_alternative_sentences(found, None, names),
                 ],

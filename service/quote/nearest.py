@@ -18,6 +18,7 @@ import numpy.typing as npt
 from schemas.quote import Excluded, QuoteRequest, RankBy
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.evaluate.evaluation import Evaluation
+from service.quote.evaluate.figures import Figure
 from service.quote.evaluate.judge import limit_rows
 from service.quote.model.snapshot import Snapshot
 from service.quote.model.tables import OfferTables
@@ -195,7 +196,7 @@ def _outside_filters(
 
 
 def nothing_fits_summary(
-    run: Callable[[ResolvedRequest], Evaluation],
+    runs: tuple[Callable[[ResolvedRequest], Evaluation], Callable[[ResolvedRequest], Evaluation]],
     resolved: ResolvedRequest,
     evaluation: Evaluation,
     snapshot: Snapshot,
@@ -207,12 +208,19 @@ def nothing_fits_summary(
 
     Each limit is lifted on its own (the budget, the deadline, the filters) and the request evaluated again:
     what qualifies then was excluded by that limit only, and the best of it is the nearest option.
+    ``runs``: the evaluation as the service runs it, and one billing every row (``_nearest_limits`` says
+    which reads which).
     """
     request, lang = resolved.request, names.lang
     excluded = evaluation.excluded
     nearest = Nearest()
+    fast_run, run = runs
     if snapshot.tables.size:
-        nearest = _nearest_limits(run, resolved, excluded, snapshot, top_k=top_k)
+        # The cheapest and the fastest candidate on the expected figures are billed by a pruned
+        # evaluation too (its bounds keep every row that can reach either); a high end is billed for
+        # the returned quotes alone, so a limit judged on high figures reads every row's.
+        expected = limit_rows(request) == (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
+        nearest = _nearest_limits(fast_run if expected else run, resolved, excluded, snapshot, top_k=top_k)
         fewest: tuple[tuple[int, str], ...] = ()
         supplies: tuple[Supply, ...] = ()
         if resolved.card_counts is not None and (excluded.memory or excluded.capacity):

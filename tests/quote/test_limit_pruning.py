@@ -22,13 +22,15 @@ import pytest
 
 from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
-from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
+from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote, nearest
 from service.quote.evaluate import evaluation, pruning
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
 
 _PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
 _REFERENCE = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths.none())
+# Every fast path but the bound pruning: what a pruned evaluation is measured against.
+_UNPRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(bound_pruning=False))
 # (seed, offers, clusters, packaged vendors)
 _CATALOGS = ((41, 120, 6, 3), (42, 500, 24, 8), (43, 900, 40, 0))
 _REQUESTS = 100
@@ -174,3 +176,44 @@ def test_the_cost_bound_counts_only_the_counts_that_hold_the_model() -> None:
             for row in range(rows)
         ]
         assert speeds.least_ratio_holding(fewest).tolist() == want
+
+
+@pytest.mark.parametrize("confidence", ["expected", "high"])
+def test_the_nearest_option_past_a_missed_limit_is_the_exhaustive_one(
+    confidence: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When nothing meets the limits, the nearest option past each is found on the request with that
+    limit lifted, pruned as any request is when the limits are judged on the expected figures (every
+    row billed when they read high ends), and said exactly as the reference says it."""
+    snapshot = _catalog(2)
+    read: list[int] = []  # the cells billed by each evaluation a nearest option is read from
+    original = nearest._nearest_option
+
+    def recording(found: evaluation.Evaluation, *args: Any, **kwargs: Any) -> Any:
+        read.append(found.cells.size)
+        return original(found, *args, **kwargs)
+
+    monkeypatch.setattr(nearest, "_nearest_option", recording)
+    rng = random.Random(11)
+    fewer = same = 0
+    for request in requests(44, 60, snapshot):
+        missed = msgspec.structs.replace(
+            request,
+            deadline_hours=rng.choice((None, 0.05, 0.4)),
+            budget_cny=rng.choice((None, 0.5, 3.0)),
+            deadline_confidence=confidence,
+            budget_confidence=confidence,
+        )
+        read.clear()
+        pruned = answers(snapshot, [missed], _PRUNED)
+        by_pruned = list(read)
+        read.clear()
+        assert pruned == answers(snapshot, [missed], _UNPRUNED) == answers(snapshot, [missed], _REFERENCE)
+        assert len(by_pruned) == len(read) // 2  # the unpruned evaluations', then the reference's
+        unpruned = read[: len(by_pruned)]
+        fewer += sum(mine < whole for mine, whole in zip(by_pruned, unpruned, strict=True))
+        same += sum(mine == whole for mine, whole in zip(by_pruned, unpruned, strict=True))
+    if confidence == "expected":
+        assert fewer >= 20, (fewer, same)  # the lifted evaluations bill a few rows' cells
+    else:
+        assert fewer == 0 and same >= 20, (fewer, same)
