@@ -32,16 +32,23 @@ class PricedPlans:
 
 
 def plan_cells(
-    tables: OfferTables, needed: BoolArray, cards: FloatArray, cells: IntArray, *, pruning: bool = True
+    tables: OfferTables,
+    needed: BoolArray,
+    cards: FloatArray,
+    cells: IntArray,
+    *,
+    dense_cells: int = 0,
+    pruning: bool = True,
 ) -> PricedPlans:
     """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``); ``cells``: the flat
-    positions of the billed cells (ascending), which hold every needed one."""
+    positions of the billed cells (ascending), which hold every needed one, the first ``dense_cells`` of
+    them the positions 0, 1, 2, ... (the dense counts' whole rows)."""
     count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
     row_base = count_at * tables.size
     offers = tables.offer_count + plan_at
     return PricedPlans(
-        at=np.searchsorted(cells, row_base + offers),
-        parts_at=np.searchsorted(cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
+        at=_indices(cells, dense_cells, row_base + offers),
+        parts_at=_indices(cells, dense_cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
         offers=offers,
         count_at=count_at,
         cards=cards[count_at],
@@ -52,6 +59,15 @@ def plan_cells(
             pruning=pruning,
         ),
     )
+
+
+def _indices(cells: IntArray, dense_cells: int, positions: IntArray) -> IntArray:
+    """Where each of ``positions`` (all among ``cells``) is in ``cells``: a dense one at its own position,
+    the others searched among the cells past the dense ones."""
+    at = positions.copy()
+    past = positions >= dense_cells
+    at[past] = dense_cells + np.searchsorted(cells[dense_cells:], positions[past])
+    return at
 
 
 def price_plans(

@@ -352,7 +352,11 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
                 )
             )
         ),
-        plans=plan_cells(tables, needed, cards, cells, pruning=fast.plan_pruning) if tables.plans else None,
+        plans=plan_cells(
+            tables, needed, cards, cells, dense_cells=dense * tables.size, pruning=fast.plan_pruning
+        )
+        if tables.plans
+        else None,
         machines=None if machines is None else frozen(machines),
     )
 

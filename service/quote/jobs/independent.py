@@ -219,8 +219,12 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         # integer key each, grouped by a 1-d unique (a sort of the keys, not of their columns).
         radix = int(max(run_cards.max(initial=0), per_machine.max(initial=0), most.max(initial=0))) + 1
         keys = (run_cards * radix + per_machine) * radix + most
-        _, first, group = np.unique(keys, return_index=True, return_inverse=True)
-        group = group.ravel()
+        # One stable sort groups the rows alike; each group's first row (in row order) stands for it.
+        order = np.argsort(keys, kind="stable")
+        ordered = keys.take(order)
+        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))[: ordered.size]
+        first = order.take(starts)
+        bounds = np.append(starts, ordered.size)
         totals = [
             {at_once * int(cards) for at_once in _default_runs_at_once(int(machine), int(most_runs))}
             for cards, machine, most_runs in zip(
@@ -234,10 +238,8 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         counts = tuple(sorted(set().union({1}, *totals, by_deadline[met].tolist())))
         position = {count: at for at, count in enumerate(counts)}
         requested = np.zeros((len(counts), tables.size), dtype=np.bool_)
-        order = np.argsort(group, kind="stable")
-        starts = np.searchsorted(group.take(order), np.arange(len(totals) + 1))
         for at, group_totals in enumerate(totals):
-            members = rows.take(order[starts[at] : starts[at + 1]])
+            members = rows.take(order[bounds[at] : bounds[at + 1]])
             requested[np.array([position[total] for total in group_totals])[:, None], members] = True
         requested[np.searchsorted(counts, by_deadline[met]), rows[met]] = True
         return counts, requested
