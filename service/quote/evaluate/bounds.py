@@ -12,6 +12,7 @@ import msgspec
 import numpy as np
 
 from service.quote.base.arrays import FloatArray, IntArray
+from service.quote.evaluate.combined import PricedPlans, bound_costs
 from service.quote.evaluate.figures import Figure, unknown_hours
 from service.quote.evaluate.hours import CellLosses, bound_hours, wall_clock_hours
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
@@ -32,8 +33,7 @@ class BoundTerms(msgspec.Struct, frozen=True):
     one_card_hours: FloatArray  # (3, offers) low / expected / high
     extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
     fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
-    plan_cells: IntArray  # (plan cells,) the combined plans' cells priced, ascending
-    plan_costs: FloatArray  # (2, plan cells) their low and high costs (``price_plan_cells``)
+    plans: PricedPlans | None  # the combined plans' cells priced (at ``plans.at``, ascending)
     losses: LossTerms | None  # what the high end loses to interruptions; None: nothing (serving)
 
 
@@ -76,24 +76,30 @@ def _bill_bounds(
         hours, tables.granularity_hours.take(cells_of[1]), tables.min_billed_hours.take(cells_of[1]), out=cost
     )
     cost *= hourly_rate
-    _priced_plans(tables, terms, cost, cells_of)
+    _priced_plans(tables, terms, cost, hours, cells_of)
     _add_fees(terms, cost, hours, cells_of[1])
 
 
 def _priced_plans(
-    tables: OfferTables, terms: BoundTerms, cost: FloatArray, cells_of: tuple[IntArray, IntArray]
+    tables: OfferTables,
+    terms: BoundTerms,
+    cost: FloatArray,
+    hours: FloatArray,
+    cells_of: tuple[IntArray, IntArray],
 ) -> None:
     """Combined plans' bounds in ``cost`` (``(2, cells)`` low and high, or the high alone): the cheapest
-    combination for each bound's hours, priced with the others (a plan's cells no response reads are not
-    priced, and never quoted)."""
+    combination for each bound's ``hours``, priced as the expected one is (a plan's cells no response
+    reads are not priced, and never quoted)."""
     cells, offers = cells_of
+    plans = terms.plans
     plan = np.flatnonzero(offers >= tables.offer_count)
-    if plan.size:
-        at = np.searchsorted(terms.plan_cells, cells[plan])
-        priced = at < terms.plan_cells.size
-        priced[priced] = terms.plan_cells[at[priced]] == cells[plan[priced]]
-        found = terms.plan_costs[:, at[priced]]
-        cost[..., plan[priced]] = found if cost.ndim == 2 else found[1]
+    if plan.size and plans is not None:
+        at = np.searchsorted(plans.at, cells[plan])
+        priced = at < plans.at.size
+        priced[priced] = plans.at[at[priced]] == cells[plan[priced]]
+        chosen = plan[priced]
+        bounds = hours.reshape(-1, hours.shape[-1]).take(chosen, axis=1)
+        cost[..., chosen] = bound_costs(tables, plans, at[priced], bounds).reshape(cost[..., chosen].shape)
 
 
 def _add_fees(terms: BoundTerms, cost: FloatArray, hours: FloatArray, offers: IntArray) -> None:
@@ -145,5 +151,5 @@ def high_everywhere(
             )
             billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=cost[sparse])
         cost *= figures[Figure.HOURLY_RATE_CNY]
-        _priced_plans(tables, terms, cost, (np.arange(layout.cells.size), layout.cell_offer))
+        _priced_plans(tables, terms, cost, hours, (np.arange(layout.cells.size), layout.cell_offer))
         _add_fees(terms, cost, hours, layout.cell_offer)

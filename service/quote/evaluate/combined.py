@@ -15,7 +15,7 @@ from service.quote.base.money import cents_array
 from service.quote.evaluate.plan_costs import PlanCells, cell_terms, plan_costs
 from service.quote.model.tables import OfferTables
 
-__all__ = ["PricedPlans", "plan_cells", "price_plans"]
+__all__ = ["PricedPlans", "bound_costs", "plan_cells", "price_kept", "price_plans"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,9 @@ class PricedPlans:
     offers: IntArray  # (plan cells,) their rows
     count_at: IntArray  # (plan cells,) their count columns
     cards: FloatArray  # (plan cells,) their card counts
-    terms: PlanCells  # the cells once per priced bound, bound by bound (low, expected, high)
+    slots: IntArray  # (plan cells,) their plans at their counts (``PlanArrays.slots``)
+    terms: PlanCells  # the cells, for their expected hours (every bound's: ``bound_costs``)
+    pruning: bool  # plan pruning (``FastPaths.plan_pruning``) prices them
 
 
 def plan_cells(
@@ -46,18 +48,16 @@ def plan_cells(
     count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
     row_base = count_at * tables.size
     offers = tables.offer_count + plan_at
+    slots = tables.plan_arrays.slots(plan_at, cards[count_at])
     return PricedPlans(
         at=_indices(cells, dense_cells, row_base + offers),
         parts_at=_indices(cells, dense_cells, row_base[:, None] + tables.plan_arrays.part_rows[plan_at]),
         offers=offers,
         count_at=count_at,
         cards=cards[count_at],
-        terms=cell_terms(
-            tables.plan_arrays,
-            np.tile(tables.plan_arrays.slots(plan_at, cards[count_at]), 3),
-            np.tile(cards[count_at], 3),
-            pruning=pruning,
-        ),
+        slots=slots,
+        terms=cell_terms(tables.plan_arrays, slots, cards[count_at], pruning=pruning),
+        pruning=pruning,
     )
 
 
@@ -73,10 +73,32 @@ def _indices(cells: IntArray, dense_cells: int, positions: IntArray) -> IntArray
 def price_plans(
     tables: OfferTables, plans: PricedPlans, hours: FloatArray, expected_cost: FloatArray
 ) -> tuple[BoolArray, FloatArray]:
-    """The plan cells' costs at each bound's ``hours`` (``(3, plan cells)``: low / expected / high), and
-    whether each plan is cheaper (to the fen, expected) than every product it combines on its own
-    (``expected_cost``: every billed cell's)."""
-    costs = plan_costs(tables.plan_arrays, plans.terms, hours.ravel()).reshape(hours.shape)
+    """The plan cells' costs at their expected ``hours`` (``(plan cells,)``), and whether each plan is
+    cheaper (to the fen) than every product it combines on its own (``expected_cost``: every billed
+    cell's). Only the expected cost decides; the low and high ones are priced where they are read
+    (``bound_costs``)."""
+    costs = plan_costs(tables.plan_arrays, plans.terms, hours)
+    return price_kept(plans, costs, expected_cost), costs
+
+
+def price_kept(plans: PricedPlans, costs: FloatArray, expected_cost: FloatArray) -> BoolArray:
+    """Whether each plan cell at its expected ``costs`` is cheaper (to the fen) than every product it
+    combines on its own (``expected_cost``: every billed cell's)."""
     alone = expected_cost.take(plans.parts_at).min(axis=1)
-    keep: BoolArray = cents_array(costs[1]) < cents_array(alone)
-    return keep, costs
+    keep: BoolArray = cents_array(costs) < cents_array(alone)
+    return keep
+
+
+def bound_costs(tables: OfferTables, plans: PricedPlans, at: IntArray, hours: FloatArray) -> FloatArray:
+    """The costs of the plan cells ``at`` (indices among ``plans``' cells) at ``hours`` (``(bounds,
+    len(at))``: one row per bound priced), each cell as ``price_plans`` prices it (the arithmetic is cell
+    by cell, so the same floats whichever cells are priced with it)."""
+    bounds = hours.shape[0]
+    terms = cell_terms(
+        tables.plan_arrays,
+        np.tile(plans.slots.take(at), bounds),
+        np.tile(plans.cards.take(at), bounds),
+        pruning=plans.pruning,
+    )
+    costs: FloatArray = plan_costs(tables.plan_arrays, terms, hours.ravel()).reshape(hours.shape)
+    return costs

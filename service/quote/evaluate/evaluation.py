@@ -209,8 +209,6 @@ def _fewest_cards(tables: OfferTables, memory_needed_gb: float | None) -> FloatA
 # a serving job's layout is kept by: ``jobs.serving.serving_layout``): the last few needs, enough for a
 # request and its quantized alternatives (an array is 0.8 MB at 100,000 rows).
 _FEWEST_CARDS: MemoSlot[float | None, FloatArray] = MemoSlot("fewest cards", size=8)
-_NO_CELLS: IntArray = np.empty(0, dtype=np.int64)
-_NO_COSTS: FloatArray = np.empty((2, 0))
 _NO_FIGURES: FloatArray = np.empty((len(Figure), 0))  # judged without limits: no figure is read
 
 
@@ -258,24 +256,20 @@ def _bill(job: _Request, layout: Layout) -> _Billed:
     losses = job.billed_losses
     figures = bill(tables, layout, job.one_card_hours, speedups, job.extra_hours, losses)
     requested = layout.requested
-    plan_cells, plan_costs, keep = _NO_CELLS, _NO_COSTS, None
+    keep = None
     if layout.plans is not None:
-        # Combined plans: the cheapest combination of packages and card-hours for each bound's hours,
+        # Combined plans: the cheapest combination of packages and card-hours for the expected hours,
         # quoted only where it beats every product it combines on its own.
-        plan_cells = layout.plans.at
-        keep, plan_costs = price_plan_cells(
-            tables, layout.plans, figures, speedups, (job.one_card_hours, job.extra_hours), losses
-        )
+        keep = price_plan_cells(tables, layout.plans, figures, speedups)
         requested = requested.copy()
-        requested[plan_cells] &= keep
+        requested[layout.plans.at] &= keep
     add_data_fees(figures, layout.cell_offer, job.fees, every_bound=layout.bounds_up_front)
     bounds = BoundTerms(
         billed=layout.bounds_up_front,
         one_card_hours=job.one_card_hours,
         extra_hours=job.extra_hours,
         fees=job.fees,
-        plan_cells=plan_cells,
-        plan_costs=plan_costs,
+        plans=layout.plans,
         losses=losses,
     )
     if bills_every_high_end(request):

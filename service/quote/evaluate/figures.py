@@ -23,8 +23,8 @@ from enum import IntEnum
 import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray
-from service.quote.evaluate.combined import PricedPlans, price_plans
-from service.quote.evaluate.hours import CellLosses, bound_hours, wall_clock_hours
+from service.quote.evaluate.combined import PricedPlans, bound_costs, price_kept, price_plans
+from service.quote.evaluate.hours import CellLosses, wall_clock_hours
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.evaluate.locality import data_fees
 from service.quote.model.billing import billed_hours
@@ -151,31 +151,24 @@ def bill(
 
 
 def price_plan_cells(
-    tables: OfferTables,
-    plans: PricedPlans,
-    figures: FloatArray,
-    speedups: GatheredSpeedups,
-    rows: tuple[FloatArray, FloatArray | None],
-    losses: LossTerms | None,
-) -> tuple[BoolArray, FloatArray]:
-    """The combined plans' cells priced at each bound's hours (``_candidates.price_plans``), their costs
-    written where ``figures`` bills them; ``rows``: the one-card hours and the copy's extra hours per
-    offer; ``losses``: the high end's interruptions. Returns whether each plan is quoted and its low and
-    high costs (``(2, plan cells)``)."""
-    one_card_hours, extra_hours = rows
+    tables: OfferTables, plans: PricedPlans, figures: FloatArray, speedups: GatheredSpeedups
+) -> BoolArray:
+    """The combined plans' cells priced at their expected hours (``combined.price_plans``), and at every
+    bound where the layout bills them up front, their costs written where ``figures`` bills them. Returns
+    whether each plan is quoted; the low and high costs of the others are priced where they are read
+    (``evaluate.bounds``)."""
     expected_cost = figures[Figure.COST_EXPECTED]
     if speedups.every_bound is not None:
-        keep, costs = price_plans(tables, plans, figures[_EVERY_HOURS].take(plans.at, axis=1), expected_cost)
+        every_hours = figures[_EVERY_HOURS].take(plans.at, axis=1)
+        costs = bound_costs(tables, plans, np.arange(plans.at.size), every_hours)
+        keep = price_kept(plans, costs[1], expected_cost)
         figures[_EVERY_COST, plans.at] = costs
     else:
-        hours = np.empty((3, plans.at.size))
-        high_low = (speedups.plans[0], speedups.plans[1])
-        cell_losses = None if losses is None else CellLosses(losses, plans.cards, plans.offers)
-        bound_hours(one_card_hours, plans.offers, high_low, extra_hours, out=hours[::2], losses=cell_losses)
-        figures[Figure.HOURS_EXPECTED].take(plans.at, out=hours[1])
-        keep, costs = price_plans(tables, plans, hours, expected_cost)
-        expected_cost[plans.at] = costs[1]
-    return keep, costs[::2]
+        keep, costs_expected = price_plans(
+            tables, plans, figures[Figure.HOURS_EXPECTED].take(plans.at), expected_cost
+        )
+        expected_cost[plans.at] = costs_expected
+    return keep
 
 
 def add_data_fees(

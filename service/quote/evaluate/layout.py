@@ -16,7 +16,8 @@ are billed (``sparse_*``); the rest is never billed. The billed cells (``cells``
 ``(counts, rows)`` positions in ascending order, the dense counts' whole rows first, and every per-cell
 array of a layout and an evaluation is laid out along them: a request's work is proportional to the cells
 billed, not to the grid. The one-card column is always among the dense counts (every row is read there).
-Combined plans are priced only at the needed cells.
+Combined plans are priced only at the needed cells, at their expected hours (their low and high costs
+where the other cells' are billed: ``evaluate.bounds``).
 
 Each layout also keeps the speed-ups gathered per cell for the speed-up curves seen lately
 (``Layout.gathered``): a request then divides its one-card hours by them in one pass.
@@ -68,9 +69,8 @@ _SPEEDUPS: MemoSlot[SpeedupRule, GatheredSpeedups] = MemoSlot(
 
 @dataclass(frozen=True, slots=True)
 class GatheredSpeedups:
-    """One curve's expected speed-up per cell, and the high and low ones of the combined plans' cells
-    (priced at every bound); the others' high and low ones are gathered for the returned quotes alone
-    (``_figures.bounds_at``), unless the layout bills the bounds up front (``every_bound``)."""
+    """One curve's expected speed-up per cell; the high and low ones are gathered for the returned quotes
+    alone (``bounds.bounds_at``), unless the layout bills the bounds up front (``every_bound``)."""
 
     scaling: ScalingColumns
     dense: FloatArray  # (dense counts, rows)
@@ -78,7 +78,6 @@ class GatheredSpeedups:
     # The low speed-ups likewise: what every cell's high end divides by, when a limit reads it
     low_dense: FloatArray
     low_sparse: FloatArray
-    plans: FloatArray  # (2, plan cells): high, then low (``_figures.price_plan_cells``)
     every_bound: FloatArray | None  # (3, counts, rows): high / expected / low, where ``bounds_up_front``
 
 
@@ -130,13 +129,7 @@ class Layout:
             )
             if self.bounds_up_front
             else None,
-            plans=frozen(np.empty((2, 0)) if self.plans is None else self._plan_speedups(scaling)),
         )
-
-    def _plan_speedups(self, scaling: ScalingColumns) -> FloatArray:
-        assert self.plans is not None
-        at = scaling.at(self.plans.count_at, self.plans.offers)
-        return np.stack((scaling.high.take(at), scaling.low.take(at)))
 
     def at_cells(self, values: ArrayT) -> ArrayT:
         """Per-row ``values`` at each billed cell: the dense counts' whole rows broadcast, then the
