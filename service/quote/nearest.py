@@ -18,7 +18,6 @@ import numpy.typing as npt
 from schemas.quote import Excluded, QuoteRequest, RankBy
 from schemas.vendor import ILLUSTRATIVE_LABEL
 from service.quote.evaluate.evaluation import Evaluation
-from service.quote.evaluate.figures import Figure
 from service.quote.evaluate.judge import limit_rows
 from service.quote.model.snapshot import Snapshot
 from service.quote.model.tables import OfferTables
@@ -208,19 +207,18 @@ def nothing_fits_summary(
 
     Each limit is lifted on its own (the budget, the deadline, the filters) and the request evaluated again:
     what qualifies then was excluded by that limit only, and the best of it is the nearest option.
-    ``runs``: the evaluation as the service runs it, and one billing every row (``_nearest_limits`` says
-    which reads which).
+    ``runs``: the evaluation as the service runs it, and one billing every row. The nearest options
+    read the first: the cheapest and the fastest candidate are billed by a pruned evaluation too (its
+    bounds keep every row that can reach either), and a request whose limits read high ends is never
+    pruned (``evaluate.pruning``). What is said of the fewest cards, the supply and the filters reads
+    every row.
     """
     request, lang = resolved.request, names.lang
     excluded = evaluation.excluded
     nearest = Nearest()
     fast_run, run = runs
     if snapshot.tables.size:
-        # The cheapest and the fastest candidate on the expected figures are billed by a pruned
-        # evaluation too (its bounds keep every row that can reach either); a high end is billed for
-        # the returned quotes alone, so a limit judged on high figures reads every row's.
-        expected = limit_rows(request) == (Figure.HOURS_EXPECTED, Figure.COST_EXPECTED)
-        nearest = _nearest_limits(fast_run if expected else run, resolved, excluded, snapshot, top_k=top_k)
+        nearest = _nearest_limits(fast_run, resolved, excluded, snapshot, top_k=top_k)
         fewest: tuple[tuple[int, str], ...] = ()
         supplies: tuple[Supply, ...] = ()
         if resolved.card_counts is not None and (excluded.memory or excluded.capacity):

@@ -98,8 +98,8 @@ def _priced_plans(
         priced = at < plans.at.size
         priced[priced] = plans.at[at[priced]] == cells[plan[priced]]
         chosen = plan[priced]
-        bounds = hours.reshape(-1, hours.shape[-1]).take(chosen, axis=1)
-        cost[..., chosen] = bound_costs(tables, plans, at[priced], bounds).reshape(cost[..., chosen].shape)
+        costs = bound_costs(tables, plans, at[priced], np.atleast_2d(hours)[:, chosen])
+        cost[..., chosen] = costs if cost.ndim == 2 else costs[0]
 
 
 def _add_fees(terms: BoundTerms, cost: FloatArray, hours: FloatArray, offers: IntArray) -> None:
