@@ -76,6 +76,7 @@ from service.quote.evaluate.pruning import (
     seed_rows,
     single_card_cost,
 )
+from service.quote.evaluate.row_judge import judged_by_row
 from service.quote.jobs import AskedFor, CandidateRows, SpeedupRule
 from service.quote.jobs.serving import replica_throughput
 from service.quote.model.interruptions import (
@@ -418,19 +419,28 @@ def _pruned(job: _Request) -> Evaluation | None:
     rows = seed_rows(bounds, request, tables.interruptible)
     at = _merged(layout.cells_of(rows, tables), forced)
     billed = _bill(job, layout.subset(at, tables))
-    requested = _requested_quoting_plans(layout, billed)
-    runnable, qualifying, used_stale, excluded, high_ok = _judged(job, layout, _NO_FIGURES, requested)
-    quoted = layout.rows_with(qualifying, tables.size)
+    judgement = judged_by_row(
+        layout,
+        tables,
+        (job.matching, job.stale, job.fewest_cards),
+        job.resolved.memory_needed_gb,
+        billed.plan_keep,
+    )
+    _, qualifying = judgement.at(billed.layout, billed.requested)
     thresholds = key_thresholds(
         request,
         (billed.figures[Figure.COST_EXPECTED], billed.figures[Figure.HOURS_EXPECTED]),
-        qualifying[at],
-        qualifying_everywhere=int(np.count_nonzero(qualifying)),
+        qualifying,
+        qualifying_everywhere=judgement.qualifying_count,
         spot=tables.interruptible.take(billed.layout.cell_offer),
         single_cost=single_card_cost(
-            tables, layout, job.speedups, (job.one_card_hours[1], job.extra_hours, job.fees), runnable
+            tables,
+            layout,
+            job.speedups,
+            (job.one_card_hours[1], job.extra_hours, job.fees),
+            judgement.one_card_runnable,
         ),
-        any_safe=bool((quoted & ~tables.interruptible).any()),
+        any_safe=bool((judgement.quoted & ~tables.interruptible).any()),
     )
     if thresholds is None:
         return None
@@ -440,10 +450,9 @@ def _pruned(job: _Request) -> Evaluation | None:
         if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
             return None  # the bounds keep most rows: billing the whole layout costs less
         billed = _bill(job, layout.subset(at, tables))
-    if high_ok is not None:  # ``prunes``: never with a limit, the only reader of high ends here
-        raise ValueError("a pruned evaluation judges no deadline or budget")
-    judged = (runnable[at], qualifying[at], used_stale, excluded, None)
-    return _evaluation(job, billed, judged, quoted_offers=quoted)
+    runnable, qualifying = judgement.at(billed.layout, billed.requested)
+    judged = (runnable, qualifying, judgement.used_stale, judgement.excluded, None)
+    return _evaluation(job, billed, judged, quoted_offers=judgement.quoted)
 
 
 def _limits_pruned(job: _Request) -> Evaluation | None:

@@ -21,7 +21,8 @@ a plan is quoted only where it beats each of them); their k-th best key is then 
 best, so a row whose bound is past it can never be returned, and every row whose bound is within it is
 billed (at most once more). When the recommendation is spot, the best plan without the risk is returned
 too: rows without the risk are kept up to its key, the spot rows only up to the k-th best. Every cell is
-still judged, so ``excluded`` and the offers that qualify are the whole table's. Jobs placed in pieces and
+still judged, so ``excluded`` and the offers that qualify are the whole table's (by row:
+``evaluate.row_judge``). Jobs placed in pieces and
 small tables are evaluated whole.
 
 With a deadline or a budget, ``excluded`` needs to know which cells are past each limit, and the bounds
@@ -274,12 +275,13 @@ def single_card_cost(
     rows: tuple[FloatArray, FloatArray | None, tuple[FloatArray, FloatArray] | None],
     runnable: BoolArray,
 ) -> float:
+    # ``runnable``: per row, whether its one-card cell is runnable
     """The least expected cost of one card over the rows that can be the single-card comparison (at
     least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans."""
     one_card_hours, extra_hours, fees = rows
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
     units, rate = layout.units_rate[:, column]
-    eligible = runnable[column] & (units * tables.unit_cards <= np.maximum(tables.machine_cards, 1))
+    eligible = runnable & (units * tables.unit_cards <= np.maximum(tables.machine_cards, 1))
     eligible[tables.offer_count :] = False  # combined plans are billed anyway
     if not eligible.any():
         return -np.inf

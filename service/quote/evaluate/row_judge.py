@@ -1,0 +1,215 @@
+"""Judging a pruned evaluation by row: what ``judge`` says of every cell, from counts kept per row.
+
+A request without a deadline or a budget (the only kind ``evaluate.pruning`` prunes by its ranking's
+bounds) judges a cell on four checks: its offer matches the filters and is fresh (per row), and the cell
+is supplied and holds the model (per cell, from the layout and the memory need alone). So what the whole
+table's judgement reports — ``excluded``, whether stale prices are the fallback, how many cells qualify,
+which rows have a qualifying cell — is a sum over rows of per-row counts that depend on the layout and the
+memory need only (``RowCounts``, kept per layout and memory need), weighed by the request's row masks: one
+pass over the rows, not over the million cells of a large table. Combined plans are quoted only where
+they beat the products they combine (a request's own figures), so their few rows are judged cell by cell.
+The cells a pruned evaluation bills are judged cell by cell too (``RowJudgement.at``), with the table's
+own fallback to stale prices.
+
+Each figure equals ``judge``'s (``tests/quote/test_row_judge.py`` compares them over seeded requests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schemas.quote import Excluded
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.memo import MemoSlot
+from service.quote.evaluate.layout import Layout
+from service.quote.model.tables import OfferTables
+
+__all__ = ["RowJudgement", "judged_by_row"]
+
+
+@dataclass(frozen=True, slots=True)
+class RowCounts:
+    """Per offer row (the rows before the combined plans'), counts of a layout's requested cells under
+    one memory need: all of them, those not supplied, those that do not hold the model, and those that
+    are supplied and hold it (``fitting``); and what judges any cell's memory check."""
+
+    counts: FloatArray  # (4, offer rows), whole numbers as floats (a dot product weighs them)
+    totals: tuple[int, int, int, int]  # each count over every offer row
+    fitting: BoolArray  # (offer rows,) some requested cell is supplied and holds the model
+    holds: BoolArray  # (rows,) the row's most cards hold the model (else none of its cells does)
+    fewest_cards: FloatArray  # (rows,) the memory need's
+    per_cell_memory: bool  # some row needs more cards than the smallest count: cells are checked too
+    one_card_fits: BoolArray  # (rows,) the one-card cell is supplied and holds the model
+    plan_cells: IntArray  # positions of the combined plans' rows' cells, ascending
+    plan_at: IntArray  # where ``Layout.plans.at`` falls within ``plan_cells``
+
+    def holds_model(self, cell_cards: FloatArray, cell_offer: IntArray) -> BoolArray:
+        """Per cell, whether it holds the model (``evaluation._judged``'s memory check)."""
+        holds: BoolArray = self.holds.take(cell_offer)
+        if self.per_cell_memory:
+            holds &= cell_cards >= self.fewest_cards.take(cell_offer)
+        return holds
+
+
+_REQUESTED, _UNSUPPLIED, _SHORT_OF_MEMORY, _FITTING = range(4)
+
+
+def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -> RowCounts:
+    rows = tables.offer_count
+    row_holds = fewest_cards <= tables.max_units * tables.unit_cards
+    per_cell_memory = bool(fewest_cards.max(initial=1.0) > layout.cards[0])
+    holds = row_holds.take(layout.cell_offer)
+    if per_cell_memory:
+        holds &= layout.cell_cards >= fewest_cards.take(layout.cell_offer)
+    requested = layout.requested & (layout.cell_offer < rows)
+    counts = np.empty((4, rows))
+    for row, mask in (
+        (_REQUESTED, requested),
+        (_UNSUPPLIED, requested & ~layout.supplies),
+        (_SHORT_OF_MEMORY, requested & ~holds),
+        (_FITTING, requested & layout.supplies & holds),
+    ):
+        counts[row] = np.bincount(layout.cell_offer[mask], minlength=rows)[:rows]
+    column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
+    one_card_fits = layout.supplies[column] & row_holds
+    if per_cell_memory:
+        one_card_fits &= layout.cards[layout.one_card_column] >= fewest_cards
+    plan_cells = layout.cells_of(np.arange(rows, tables.size), tables)
+    plan_at = (
+        np.searchsorted(plan_cells, layout.plans.at)
+        if layout.plans is not None
+        else np.empty(0, dtype=np.int64)
+    )
+    total = counts.sum(axis=1)
+    return RowCounts(
+        counts=frozen(counts),
+        totals=(int(total[0]), int(total[1]), int(total[2]), int(total[3])),
+        fitting=frozen(counts[_FITTING] > 0),
+        holds=frozen(row_holds),
+        fewest_cards=fewest_cards,
+        per_cell_memory=per_cell_memory,
+        one_card_fits=frozen(one_card_fits),
+        plan_cells=frozen(plan_cells),
+        plan_at=frozen(plan_at),
+    )
+
+
+# Per layout, the row counts of the memory needs seen lately (4 floats a row: 3 MB at 100,000 rows).
+_ROW_COUNTS: MemoSlot[float | None, RowCounts] = MemoSlot("row counts", size=4, max_bytes=32 * 2**20)
+
+
+@dataclass(frozen=True, slots=True)
+class RowJudgement:
+    """The whole table's judgement (what ``judge`` reports of every cell), and the row masks that judge
+    any of its cells (``at``)."""
+
+    excluded: Excluded
+    used_stale: bool
+    qualifying_count: int  # cells that qualify
+    quoted: BoolArray  # (rows,) whether some cell of the row qualifies
+    one_card_runnable: BoolArray  # (rows,) whether the row's one-card cell is runnable
+    counts: RowCounts
+    matching: BoolArray
+    fresh: BoolArray | None  # (rows,) a fresh price (None: every price is used: none stale, or fallback)
+
+    def at(self, billed: Layout, requested: BoolArray) -> tuple[BoolArray, BoolArray]:
+        """Runnable and qualifying, per cell of ``billed`` (a subset of the judged layout, every cell
+        billed; ``requested``: its cells quoted, combined plans compared with their parts)."""
+        offers = billed.cell_offer
+        runnable = billed.supplies & self.matching.take(offers)
+        runnable &= self.counts.holds_model(billed.cell_cards, offers)
+        if self.fresh is not None:
+            runnable &= self.fresh.take(offers)
+        return runnable, runnable & requested
+
+
+def _weighed(counts: FloatArray, rows: BoolArray) -> int:
+    """The sum of ``counts`` over ``rows``."""
+    return int(np.dot(counts, rows.astype(np.float64)))
+
+
+def judged_by_row(
+    layout: Layout,
+    tables: OfferTables,
+    masks: tuple[BoolArray, BoolArray, FloatArray],
+    memory_needed_gb: float | None,
+    plan_keep: BoolArray | None,
+) -> RowJudgement:
+    """``judge`` of every cell of ``layout`` without a deadline or budget (module docstring).
+
+    ``masks``: per row, matching the filters, a stale price, and the fewest cards that hold the model
+    (``memory_needed_gb``'s); ``plan_keep``: per ``layout.plans.at`` cell, whether the plan is quoted
+    there (None without plans).
+    """
+    matching, stale, fewest_cards = masks
+    counts = _ROW_COUNTS.of(layout.memos).get(
+        memory_needed_gb, lambda: _row_counts(layout, tables, fewest_cards)
+    )
+    rows = tables.offer_count
+    row_matching, row_stale = matching[:rows], stale[:rows]
+    # The combined plans' rows, cell by cell.
+    at = counts.plan_cells
+    plan_offer = layout.cell_offer.take(at)
+    plan_requested = layout.requested.take(at)
+    if plan_keep is not None:
+        plan_requested[counts.plan_at] &= plan_keep
+    plan_matching = matching.take(plan_offer)
+    plan_supplies = layout.supplies.take(at)
+    plan_holds = counts.holds_model(layout.cell_cards.take(at), plan_offer)
+    plan_within = plan_supplies & plan_matching & plan_holds & plan_requested
+    plan_stale = stale.take(plan_offer)
+
+    any_stale = bool(stale.any())
+    every_match = bool(row_matching.all())
+    fitting = counts.fitting if every_match else row_matching & counts.fitting
+    within_any = bool(fitting.any() or plan_within.any())
+    fresh_any = not any_stale or bool((fitting & ~row_stale).any() or (plan_within & ~plan_stale).any())
+    used_stale = any_stale and not fresh_any and within_any
+    fresh = ~stale if any_stale and not used_stale else None
+
+    # Offer rows: each count over the rows its reason weighs (matching or not); plan rows cell by cell.
+    requested_all, unsupplied_all, short_all, _ = counts.totals
+    matched = (
+        (requested_all, unsupplied_all, short_all)
+        if every_match
+        else tuple(_weighed(counts.counts[row], row_matching) for row in range(3))
+    )
+    plan_matched = plan_requested & plan_matching
+    stale_count = 0
+    if any_stale and fresh_any:
+        stale_count = _weighed(counts.counts[_REQUESTED], row_matching & row_stale)
+        stale_count += int(np.count_nonzero(plan_matched & plan_stale))
+    excluded = Excluded(
+        filters=requested_all - matched[_REQUESTED] + int(np.count_nonzero(plan_requested & ~plan_matching)),
+        capacity=matched[_UNSUPPLIED] + int(np.count_nonzero(plan_matched & ~plan_supplies)),
+        memory=matched[_SHORT_OF_MEMORY] + int(np.count_nonzero(plan_matched & ~plan_holds)),
+        stale=stale_count,
+    )
+
+    plan_qualifying = plan_within if fresh is None else plan_within & ~plan_stale
+    quoted = np.zeros(tables.size, dtype=np.bool_)
+    quoted[:rows] = fitting if fresh is None else fitting & fresh[:rows]
+    quoted[plan_offer[plan_qualifying]] = True
+    qualifying_count = int(np.count_nonzero(plan_qualifying))
+    if every_match and fresh is None:
+        qualifying_count += counts.totals[_FITTING]
+    else:
+        qualifying_count += _weighed(counts.counts[_FITTING], quoted[:rows])
+
+    one_card = (
+        counts.one_card_fits if every_match and bool(matching.all()) else counts.one_card_fits & matching
+    )
+    if fresh is not None:
+        one_card = one_card & fresh
+    return RowJudgement(
+        excluded=excluded,
+        used_stale=used_stale,
+        qualifying_count=qualifying_count,
+        quoted=quoted,
+        one_card_runnable=one_card,
+        counts=counts,
+        matching=matching,
+        fresh=fresh,
+    )
