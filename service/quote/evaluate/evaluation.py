@@ -439,6 +439,7 @@ def _pruned(job: _Request) -> Evaluation | None:
             job.speedups,
             (job.one_card_hours[1], job.extra_hours, job.fees),
             judgement.one_card_runnable,
+            (bounds, rows),
         ),
         any_safe=bool((judgement.quoted & ~tables.interruptible).any()),
     )

@@ -274,10 +274,15 @@ def single_card_cost(
     speedups: GatheredSpeedups,
     rows: tuple[FloatArray, FloatArray | None, tuple[FloatArray, FloatArray] | None],
     runnable: BoolArray,
+    bounds: tuple[RowBounds, IntArray],
 ) -> float:
-    # ``runnable``: per row, whether its one-card cell is runnable
     """The least expected cost of one card over the rows that can be the single-card comparison (at
-    least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans."""
+    least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans.
+
+    ``runnable``: per row, whether its one-card cell is runnable; ``bounds``: the rows' bounds, and the
+    rows billed first. A row's one-card cost is at least its cost bound, so the least is found among the
+    rows whose bound is within the least cost of the first rows that can be the comparison: the same
+    least as over every row, costed for a few."""
     one_card_hours, extra_hours, fees = rows
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
     units, rate = layout.units_rate[:, column]
@@ -285,14 +290,26 @@ def single_card_cost(
     eligible[tables.offer_count :] = False  # combined plans are billed anyway
     if not eligible.any():
         return -np.inf
-    hours = one_card_hours / speedups.dense[layout.one_card_column]
-    if extra_hours is not None:
-        hours = hours + extra_hours
-    with np.errstate(invalid="ignore", over="ignore"):
-        cost = billed_hours(hours, tables.granularity_hours, tables.min_billed_hours) * rate
-        if fees is not None:
-            cost += fees[0] * hours + fees[1]
-    return float(cost[eligible].min())
+    speedup = speedups.dense[layout.one_card_column]
+
+    def least_cost(at: IntArray) -> float:
+        hours = one_card_hours.take(at) / speedup.take(at)
+        if extra_hours is not None:
+            hours += extra_hours.take(at)
+        with np.errstate(invalid="ignore", over="ignore"):
+            granularity, minimum = tables.granularity_hours.take(at), tables.min_billed_hours.take(at)
+            cost = billed_hours(hours, granularity, minimum) * rate.take(at)
+            if fees is not None:
+                cost += fees[0].take(at) * hours + fees[1].take(at)
+        return float(cost.min())
+
+    row_bounds, first = bounds
+    first = first[eligible.take(first)]
+    if first.size:
+        least = least_cost(first)
+        if np.isfinite(least):
+            return least_cost(np.flatnonzero(eligible & ~(row_bounds.cost > _widened(least))))
+    return least_cost(np.flatnonzero(eligible))
 
 
 @dataclass(frozen=True, slots=True)
