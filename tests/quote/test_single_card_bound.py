@@ -7,6 +7,7 @@ single-card comparison (no rows billed first: the full rule) and must give the s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ def test_the_bounded_single_card_cost_is_the_least_of_every_row(
     seed: int, offers: int, clusters: int, packaged: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     snapshot = catalog(seed, offers, clusters=clusters, packaged_vendors=packaged)
-    real = pruning.single_card_cost
+    real: Callable[..., float] = pruning.single_card_cost
     compared: list[float] = []
 
     def checked(*args: Any) -> float:
