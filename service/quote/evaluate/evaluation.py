@@ -413,7 +413,12 @@ def _pruned(job: _Request) -> Evaluation | None:
     tables, layout, request = job.tables, job.layout, job.resolved.request
     speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
     bounds = row_bounds(
-        tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching, job.fewest_cards
+        tables,
+        speeds,
+        job.one_card_hours[1],
+        job.extra_hours,
+        job.matching,
+        (job.resolved.memory_needed_gb, job.fewest_cards),
     )
     forced = layout.plan_cells(tables)
     rows = seed_rows(bounds, request, tables.interruptible)
@@ -464,7 +469,12 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     tables, layout, request = job.tables, job.layout, job.resolved.request
     speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
     bounds = row_bounds(
-        tables, speeds, job.one_card_hours[1], job.extra_hours, job.matching, job.fewest_cards
+        tables,
+        speeds,
+        job.one_card_hours[1],
+        job.extra_hours,
+        job.matching,
+        (job.resolved.memory_needed_gb, job.fewest_cards),
     )
     rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:

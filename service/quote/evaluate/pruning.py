@@ -35,13 +35,13 @@ GPU-hours in a day leaves the clusters); a loose one keeps most rows, and the ta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from schemas.quote import QuoteRequest
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
-from service.quote.base.memo import MemoSlot
+from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.judge import past_however_shown
 from service.quote.evaluate.layout import GatheredSpeedups, Layout
@@ -137,6 +137,7 @@ class RowSpeedups:
     ratio_from: FloatArray
     cards: FloatArray
     code: IntArray  # each row's column
+    memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
     def least_ratio_holding(self, fewest_cards: FloatArray) -> FloatArray:
         """Per row, ``least_ratio`` over the counts that hold the model (at least ``fewest_cards``; a
@@ -182,47 +183,74 @@ def _row_speedups(tables: OfferTables, scaling: ScalingColumns, cards: FloatArra
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _HoldingTerms:
+    """What the bounds take from a layout, a speed-up rule and a memory need alone, per row."""
+
+    least_ratio: FloatArray  # ``RowSpeedups.least_ratio_holding``
+    rented_rate: FloatArray  # (offers,) the hourly rate of the fewest units a count rents
+    unreachable: BoolArray  # the row supplies none of the layout's counts
+    tolerated_hours: FloatArray  # the billing tolerance's share of a granule
+
+
+def _holding_terms(tables: OfferTables, speeds: RowSpeedups, fewest_cards: FloatArray) -> _HoldingTerms:
+    offers = slice(None, tables.offer_count)
+    holding = np.where(np.isfinite(fewest_cards[offers]), np.maximum(fewest_cards[offers], 1.0), 1.0)
+    units = np.maximum(tables.min_units[offers], np.ceil(holding / tables.unit_cards[offers]))
+    return _HoldingTerms(
+        least_ratio=frozen(speeds.least_ratio_holding(fewest_cards)),
+        rented_rate=frozen(units * tables.unit_rate_cny_per_hour[offers]),
+        unreachable=frozen(~speeds.supplied),
+        tolerated_hours=frozen(BILLING_TOLERANCE * tables.granularity_hours),
+    )
+
+
 def row_bounds(
     tables: OfferTables,
     speeds: RowSpeedups,
     one_card_hours: FloatArray,
     extra_hours: FloatArray | None,
     matching: BoolArray,
-    fewest_cards: FloatArray,
+    fewest: tuple[float | None, FloatArray],
 ) -> RowBounds:
     """``RowBounds`` for the expected ``one_card_hours`` (module docstring), over the counts that hold
-    the model (``fewest_cards``)."""
-    extra = 0.0 if extra_hours is None else extra_hours
+    the model (``fewest``: a memory need and its fewest cards per row)."""
+    memory_needed_gb, fewest_cards = fewest
+    terms = _HOLDING_TERMS.of(speeds.memos).get(
+        memory_needed_gb, lambda: _holding_terms(tables, speeds, fewest_cards)
+    )
     rate_per_card_hour = speeds.rate_per_card_hour
-    cost = rate_per_card_hour * (one_card_hours * speeds.least_ratio_holding(fewest_cards) + extra)
+    cost = one_card_hours * terms.least_ratio
     with np.errstate(divide="ignore"):
-        hours = one_card_hours / speeds.fastest + extra
+        hours = one_card_hours / speeds.fastest
+    if extra_hours is not None:
+        cost += extra_hours
+        hours += extra_hours
+    cost *= rate_per_card_hour
     # Every count's billed hours are at least the fastest count's, rounded as its offer bills them (the
     # rounding only rises with the hours): a short job on a day or month package pays a whole period.
     # Past the billing tolerance's share of a granule, billed hours are also at least the wall-clock
     # hours less that tolerance, so the bound above holds once shrunk by it (and only then: a shorter
     # job can round down to the minimum billed).
-    granularity = tables.granularity_hours
     with np.errstate(invalid="ignore"):
-        rounded = billed_hours(hours, granularity, tables.min_billed_hours)
-        cost = np.where(hours > BILLING_TOLERANCE * granularity, cost * (1.0 - BILLING_TOLERANCE), 0.0)
-        cost = np.maximum(cost, rate_per_card_hour * rounded)
+        rounded = billed_hours(hours, tables.granularity_hours, tables.min_billed_hours)
+        cost *= 1.0 - BILLING_TOLERANCE
+        cost[~(hours > terms.tolerated_hours)] = 0.0
+        np.maximum(cost, rate_per_card_hour * rounded, out=cost)
         # And every count of an offer rents at least its fewest units (its minimum, or what the fewest
         # cards that hold the model take) for those hours: a short job on a 4-card bundle or a 2-node
         # minimum pays the bundle or both nodes. Combined plans keep the one-card bound.
         offers = slice(None, tables.offer_count)
-        holding = np.where(np.isfinite(fewest_cards[offers]), np.maximum(fewest_cards[offers], 1.0), 1.0)
-        units = np.maximum(tables.min_units[offers], np.ceil(holding / tables.unit_cards[offers]))
-        rented = rounded[offers] * (units * tables.unit_rate_cny_per_hour[offers])
-        cost[offers] = np.maximum(cost[offers], rented)
-    unreachable = ~matching | ~speeds.supplied
-    cost = np.where(unreachable, np.inf, cost)
-    hours = np.where(unreachable, np.inf, hours)
+        np.maximum(cost[offers], rounded[offers] * terms.rented_rate, out=cost[offers])
+    unreachable = terms.unreachable | ~matching
+    cost[unreachable] = np.inf
+    hours[unreachable] = np.inf
     return RowBounds(cost=cost, hours=hours)
 
 
-# Per layout, the bounds' speed-ups for the rules seen lately.
+# Per layout, the bounds' speed-ups for the rules seen lately; per rule, its terms for the memory needs.
 _ROW_SPEEDUPS: MemoSlot[SpeedupRule, RowSpeedups] = MemoSlot("row speed-ups", size=8, max_bytes=32 * 2**20)
+_HOLDING_TERMS: MemoSlot[float | None, _HoldingTerms] = MemoSlot("holding terms", size=4)
 
 
 def _smallest(values: FloatArray, count: int) -> IntArray:
