@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from schemas.quote import QuoteRequest, Workload
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions
 from service.quote.evaluate import evaluation, pruning
@@ -54,8 +55,14 @@ def test_row_bounds_are_at_most_every_candidates_figures(
             fast=fast,
         )
 
+    # Jobs of a few milliseconds too: their fastest hours fall inside the billing tolerance of a granule.
+    short = [
+        QuoteRequest(workload=Workload(gpu_hours=hours, reference_gpu="rtx4090"), limit=limit)
+        for hours in (1e-9, 1e-7, 1e-5, 3e-3)
+        for limit in (1, 10)
+    ]
     compared = 0
-    for request in requests(seed, 400, snapshot):
+    for request in [*requests(seed, 400, snapshot), *short]:
         try:
             resolved = resolve_request(
                 request, tables, snapshot.statuses.keys(), _OPTIONS.catalog, _OPTIONS.bytes_per_param

@@ -187,21 +187,33 @@ def _row_speedups(tables: OfferTables, scaling: ScalingColumns, cards: FloatArra
 class _HoldingTerms:
     """What the bounds take from a layout, a speed-up rule and a memory need alone, per row."""
 
-    least_ratio: FloatArray  # ``RowSpeedups.least_ratio_holding``
-    rented_rate: FloatArray  # (offers,) the hourly rate of the fewest units a count rents
-    unreachable: BoolArray  # the row supplies none of the layout's counts
+    # CNY per one-card hour at the least n / s(n) over the counts that hold the model, shrunk by the
+    # billing tolerance (+inf where no count holds it)
+    time_rate: FloatArray
+    # CNY per billed hour at least: the rate per card-hour, and an offer's fewest units rented
+    billed_rate: FloatArray
+    unreachable: IntArray  # the rows that supply none of the layout's counts
     tolerated_hours: FloatArray  # the billing tolerance's share of a granule
+    # One-card hours above which every row's fastest hours pass its tolerated hours
+    untolerated_from: float
 
 
 def _holding_terms(tables: OfferTables, speeds: RowSpeedups, fewest_cards: FloatArray) -> _HoldingTerms:
     offers = slice(None, tables.offer_count)
     holding = np.where(np.isfinite(fewest_cards[offers]), np.maximum(fewest_cards[offers], 1.0), 1.0)
     units = np.maximum(tables.min_units[offers], np.ceil(holding / tables.unit_cards[offers]))
+    rate = speeds.rate_per_card_hour
+    billed_rate = rate.copy()
+    np.maximum(rate[offers], units * tables.unit_rate_cny_per_hour[offers], out=billed_rate[offers])
+    tolerated = BILLING_TOLERANCE * tables.granularity_hours
+    with np.errstate(invalid="ignore"):
+        reached = tolerated * speeds.fastest
     return _HoldingTerms(
-        least_ratio=frozen(speeds.least_ratio_holding(fewest_cards)),
-        rented_rate=frozen(units * tables.unit_rate_cny_per_hour[offers]),
-        unreachable=frozen(~speeds.supplied),
-        tolerated_hours=frozen(BILLING_TOLERANCE * tables.granularity_hours),
+        time_rate=frozen(rate * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)),
+        billed_rate=frozen(billed_rate),
+        unreachable=frozen(np.flatnonzero(~speeds.supplied)),
+        tolerated_hours=frozen(tolerated),
+        untolerated_from=float(np.nanmax(reached, initial=0.0)) * (1.0 + _MARGIN) + _MARGIN,
     )
 
 
@@ -219,32 +231,32 @@ def row_bounds(
     terms = _HOLDING_TERMS.of(speeds.memos).get(
         memory_needed_gb, lambda: _holding_terms(tables, speeds, fewest_cards)
     )
-    rate_per_card_hour = speeds.rate_per_card_hour
-    cost = one_card_hours * terms.least_ratio
-    with np.errstate(divide="ignore"):
+    # The wall-clock hours of every count are at least those of the fastest count, and the card-hours
+    # at least the one-card hours times the least n / s(n); each count rents at least the card-hours.
+    cost = one_card_hours * terms.time_rate
+    with np.errstate(divide="ignore", invalid="ignore"):
         hours = one_card_hours / speeds.fastest
-    if extra_hours is not None:
-        cost += extra_hours
-        hours += extra_hours
-    cost *= rate_per_card_hour
-    # Every count's billed hours are at least the fastest count's, rounded as its offer bills them (the
-    # rounding only rises with the hours): a short job on a day or month package pays a whole period.
-    # Past the billing tolerance's share of a granule, billed hours are also at least the wall-clock
-    # hours less that tolerance, so the bound above holds once shrunk by it (and only then: a shorter
-    # job can round down to the minimum billed).
-    with np.errstate(invalid="ignore"):
+        if extra_hours is not None:
+            cost += extra_hours * speeds.rate_per_card_hour * (1.0 - BILLING_TOLERANCE)
+            hours += extra_hours
+        # Every count's billed hours are at least the fastest count's, rounded as its offer bills them
+        # (the rounding only rises with the hours): a short job on a day or month package pays a whole
+        # period, and a short job on a 4-card bundle or a 2-node minimum pays the bundle or both nodes
+        # (every count of an offer rents at least its fewest units: its minimum, or what the fewest cards
+        # that hold the model take; combined plans keep the card-hour rate). Past the billing tolerance's
+        # share of a granule, billed hours are also at least the wall-clock hours less that tolerance,
+        # so the card-hour bound holds once shrunk by it (and only then: a shorter job can round down to
+        # the minimum billed).
+        if not float(one_card_hours.min(initial=np.inf)) > terms.untolerated_from:
+            cost[~(hours > terms.tolerated_hours)] = 0.0
         rounded = billed_hours(hours, tables.granularity_hours, tables.min_billed_hours)
-        cost *= 1.0 - BILLING_TOLERANCE
-        cost[~(hours > terms.tolerated_hours)] = 0.0
-        np.maximum(cost, rate_per_card_hour * rounded, out=cost)
-        # And every count of an offer rents at least its fewest units (its minimum, or what the fewest
-        # cards that hold the model take) for those hours: a short job on a 4-card bundle or a 2-node
-        # minimum pays the bundle or both nodes. Combined plans keep the one-card bound.
-        offers = slice(None, tables.offer_count)
-        np.maximum(cost[offers], rounded[offers] * terms.rented_rate, out=cost[offers])
-    unreachable = terms.unreachable | ~matching
-    cost[unreachable] = np.inf
-    hours[unreachable] = np.inf
+        rounded *= terms.billed_rate
+        np.maximum(cost, rounded, out=cost)
+    cost[terms.unreachable] = np.inf
+    hours[terms.unreachable] = np.inf
+    if not matching.all():
+        cost[~matching] = np.inf
+        hours[~matching] = np.inf
     return RowBounds(cost=cost, hours=hours)
 
 
