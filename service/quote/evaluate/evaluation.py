@@ -406,6 +406,105 @@ def _requested_quoting_plans(layout: Layout, subset: _Billed) -> BoolArray:
     return requested
 
 
+@dataclass(frozen=True, slots=True)
+class _FastestCells:
+    """Per row of a layout, under one speed-up rule: its largest expected speed-up, the largest below it
+    (0: none), and the positions of its cells at the largest (``cells[starts[r]:starts[r + 1]]``). A
+    row's hours are its one-card hours over a cell's speed-up, plus its copy: the cells at its largest
+    speed-up are its fastest, whatever the request."""
+
+    top: FloatArray
+    runner_up: FloatArray
+    cells: IntArray
+    starts: IntArray
+
+    def of(self, rows: IntArray) -> IntArray:
+        """The fastest cells of ``rows``, ascending."""
+        lengths = self.starts[rows + 1] - self.starts[rows]
+        ends = np.cumsum(lengths)
+        total = int(ends[-1]) if ends.size else 0
+        at = np.arange(total) + np.repeat(self.starts[rows] - (ends - lengths), lengths)
+        cells: IntArray = np.sort(self.cells[at])
+        return cells
+
+
+def _fastest_of(layout: Layout, speedups: GatheredSpeedups, tables: OfferTables) -> _FastestCells:
+    at, lengths = layout.cells_by_row(np.arange(tables.size), tables)
+    every = np.concatenate((speedups.dense.reshape(-1), speedups.sparse)).take(at)
+    held = lengths > 0
+    firsts = (np.cumsum(lengths) - lengths)[held]
+    top = np.full(tables.size, -np.inf)
+    runner_up = np.zeros(tables.size)
+    if firsts.size:
+        top[held] = np.maximum.reduceat(every, firsts)
+        is_top = every == np.repeat(top[held], lengths[held])
+        runner_up[held] = np.maximum.reduceat(np.where(is_top, 0.0, every), firsts)
+        counts = np.zeros(tables.size, dtype=np.int64)
+        counts[held] = np.add.reduceat(is_top.astype(np.int64), firsts)
+        cells = at[is_top]
+    else:
+        counts = np.zeros(tables.size, dtype=np.int64)
+        cells = at[:0]
+    return _FastestCells(
+        top=frozen(top),
+        runner_up=frozen(runner_up),
+        cells=frozen(cells),
+        starts=frozen(np.concatenate(([0], np.cumsum(counts)))),
+    )
+
+
+# Per layout, the fastest cells of every row under the speed-up rules seen lately (a few MB at 100,000
+# rows).
+_FASTEST: MemoSlot[SpeedupRule, _FastestCells] = MemoSlot("fastest cells", size=4, max_bytes=32 * 2**20)
+
+
+def _cells_within_hours(job: _Request, rows: IntArray, within_hours: float) -> IntArray:
+    """Positions (ascending) of the cells of ``rows`` whose expected hours, as ``bill`` works them out,
+    are within ``within_hours`` (a NaN figure kept: not known to be slower)."""
+    layout, tables = job.layout, job.tables
+    at, _ = layout.cells_by_row(rows, tables)
+    offers = layout.cell_offer.take(at)
+    head = layout.dense * tables.size
+    dense = at < head
+    speedups = np.empty(at.size)
+    speedups[dense] = job.speedups.dense.reshape(-1).take(at[dense])
+    speedups[~dense] = job.speedups.sparse.take(at[~dense] - head)
+    hours = np.divide(job.one_card_hours[1].take(offers), speedups)
+    if job.extra_hours is not None:
+        hours += job.extra_hours.take(offers)
+    with np.errstate(invalid="ignore"):
+        kept: IntArray = at[~(hours > within_hours)]
+    kept.sort()
+    return kept
+
+
+def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) -> IntArray:
+    """Positions (ascending) of the cells of ``rows`` that only their hours can return: those within
+    ``within_hours``, or, None, each row's fastest cells. A row whose fastest hours are within it and
+    whose next fastest are past it has its fastest cells alone within it; any other row's cells are
+    timed one by one."""
+    fastest = _FASTEST.of(job.layout.memos).get(
+        job.rule, lambda: _fastest_of(job.layout, job.speedups, job.tables)
+    )
+    top = fastest.top.take(rows)
+    unknown = np.isnan(top)
+    if within_hours is None:
+        found = fastest.of(rows[~unknown])
+        return _merged(found, _cells_within_hours(job, rows[unknown], np.inf)) if unknown.any() else found
+    one_card, extra = job.one_card_hours[1].take(rows), None
+    if job.extra_hours is not None:
+        extra = job.extra_hours.take(rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hours, next_hours = one_card / top, one_card / fastest.runner_up.take(rows)
+        if extra is not None:
+            hours += extra
+            next_hours += extra
+        timed = unknown | ~(next_hours > within_hours) | np.isnan(hours)
+        alone = ~timed & ~(hours > within_hours)
+    found = fastest.of(rows[alone])
+    return _merged(found, _cells_within_hours(job, rows[timed], within_hours)) if timed.any() else found
+
+
 def _pruned(job: _Request) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
@@ -421,8 +520,8 @@ def _pruned(job: _Request) -> Evaluation | None:
         (job.resolved.memory_needed_gb, job.fewest_cards),
     )
     forced = layout.plan_cells(tables)
-    rows = seed_rows(bounds, request, tables.interruptible)
-    at = _merged(layout.cells_of(rows, tables), forced)
+    rows, fastest_rows = seed_rows(bounds, request, tables.interruptible)
+    at = _merged(_merged(layout.cells_of(rows, tables), _fastest_cells(job, fastest_rows, None)), forced)
     billed = _bill(job, layout.subset(at, tables))
     judgement = judged_by_row(
         layout,
@@ -450,9 +549,10 @@ def _pruned(job: _Request) -> Evaluation | None:
     )
     if thresholds is None:
         return None
-    kept = kept_rows(bounds, thresholds, request.time_value_cny_per_hour, tables.interruptible)
-    if not np.isin(kept, rows, assume_unique=True).all():
-        at = _merged(layout.cells_of(_merged(rows, kept), tables), forced)
+    kept, kept_fastest = kept_rows(bounds, thresholds, request, tables.interruptible)
+    needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
+    if not np.isin(needed, at, assume_unique=True).all():
+        at = _merged(needed, forced)
         if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
             return None  # the bounds keep most rows: billing the whole layout costs less
         billed = _bill(job, layout.subset(at, tables))

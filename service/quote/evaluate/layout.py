@@ -167,6 +167,18 @@ class Layout:
         positions: IntArray = np.sort(order[at])
         return positions
 
+    def cells_by_row(self, rows: IntArray, tables: OfferTables) -> tuple[IntArray, IntArray]:
+        """Positions among ``cells`` of every cell of offers ``rows``, row by row (each row's ascending),
+        and how many each row has."""
+        order, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
+        lengths = starts[rows + 1] - starts[rows]
+        ends = np.cumsum(lengths)
+        at = np.arange(int(ends[-1]) if ends.size else 0) + np.repeat(
+            starts[rows] - (ends - lengths), lengths
+        )
+        grouped: IntArray = order[at]
+        return grouped, lengths
+
     def plan_cells(self, tables: OfferTables) -> IntArray:
         """Positions (ascending) of every combined plan's cells and of the cells of the products each
         combines at its counts: what pricing the plans reads."""

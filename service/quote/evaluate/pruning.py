@@ -19,7 +19,9 @@ rows alike share bounds), and the smallest by the ranking's key among the rows w
 with every combined plan and the cells of the products it combines at its counts (``Layout.plan_cells``:
 a plan is quoted only where it beats each of them); their k-th best key is then at least the true k-th
 best, so a row whose bound is past it can never be returned, and every row whose bound is within it is
-billed (at most once more). When the recommendation is spot, the best plan without the risk is returned
+billed (at most once more). A row that reaches the hours' threshold alone, when the ranking is
+not by time, can only be returned as the fastest candidate: of it only the cells within that threshold
+are billed (its fastest cells when it is seeded: ``evaluation._fastest_cells``). When the recommendation is spot, the best plan without the risk is returned
 too: rows without the risk are kept up to its key, the spot rows only up to the k-th best. Every cell is
 still judged, so ``excluded`` and the offers that qualify are the whole table's (by row:
 ``evaluate.row_judge``). Jobs placed in pieces and
@@ -291,21 +293,28 @@ def _with_ties(values: FloatArray, chosen: IntArray, pool: IntArray, count: int)
     return tied if tied.size <= _TIED_SEEDS * count else chosen
 
 
-def seed_rows(bounds: RowBounds, request: QuoteRequest, interruptible: BoolArray) -> IntArray:
+def seed_rows(
+    bounds: RowBounds, request: QuoteRequest, interruptible: BoolArray
+) -> tuple[IntArray, IntArray]:
     """The rows billed first: the smallest bounds per key, and per the ranking's key among the rows
-    without the spot risk (the best plan without it is returned when the recommendation is spot)."""
+    without the spot risk (the best plan without it is returned when the recommendation is spot). Two
+    sets: the rows billed whole, and those seeded by their hours alone, whose fastest cells are billed
+    (when the ranking is not by time, the hours' threshold is the fastest candidate's:
+    ``key_thresholds``)."""
     count = 2 * request.limit + _SEED_EXTRA
     value = bounds.value(request.time_value_cny_per_hour)
     ranked = {"cost": bounds.cost, "time": bounds.hours, "value": value}[request.rank_by]
-    picked = [
-        _smallest(bounds.cost, count),
-        _smallest(bounds.hours, count),
-        _smallest(value, count),
-    ]
+    picked = [_smallest(bounds.cost, count), _smallest(value, count)]
     if interruptible.any():
         picked.append(_smallest(np.where(interruptible, np.inf, ranked), count))
-    rows: IntArray = np.unique(np.concatenate(picked).astype(np.int64))
-    return rows
+    by_hours = _smallest(bounds.hours, count).astype(np.int64)
+    if request.rank_by == "time":
+        picked.append(by_hours)
+    whole: IntArray = np.unique(np.concatenate(picked).astype(np.int64))
+    if request.rank_by == "time":
+        return whole, np.empty(0, dtype=np.int64)
+    fastest: IntArray = np.setdiff1d(by_hours, whole, assume_unique=True)
+    return whole, fastest
 
 
 def single_card_cost(
@@ -434,13 +443,20 @@ def rows_within_reach(bounds: RowBounds, deadline_hours: float | None, budget_cn
 
 
 def kept_rows(
-    bounds: RowBounds, thresholds: Thresholds, time_value: float | None, interruptible: BoolArray
-) -> IntArray:
-    """Every row whose bounds can reach a threshold: the ranking key's wider one (``Thresholds.safe``)
-    for the rows without the spot risk alone."""
-    keys = (bounds.cost, bounds.hours, bounds.value(time_value))
-    kept = (keys[0] <= thresholds.cost) | (keys[1] <= thresholds.hours)
-    kept |= keys[2] <= thresholds.value
+    bounds: RowBounds,
+    thresholds: Thresholds,
+    request: QuoteRequest,
+    interruptible: BoolArray,
+) -> tuple[IntArray, IntArray]:
+    """Every row whose bounds can reach a threshold (the ranking key's wider one, ``Thresholds.safe``,
+    for the rows without the spot risk alone), in two sets: the rows that can reach one by cost or
+    value (or by hours when the ranking is by time), billed whole; and those that reach the hours'
+    threshold alone, the fastest candidate's, of which only the cells within it can be returned."""
+    keys = (bounds.cost, bounds.hours, bounds.value(request.time_value_cny_per_hour))
+    whole = (keys[0] <= thresholds.cost) | (keys[2] <= thresholds.value)
     if thresholds.safe_key is not None:
-        kept |= ~interruptible & (keys[thresholds.safe_key] <= thresholds.safe)
-    return np.flatnonzero(kept)
+        whole |= ~interruptible & (keys[thresholds.safe_key] <= thresholds.safe)
+    by_hours = keys[1] <= thresholds.hours
+    if request.rank_by == "time":
+        return np.flatnonzero(whole | by_hours), np.empty(0, dtype=np.int64)
+    return np.flatnonzero(whole), np.flatnonzero(by_hours & ~whole)
