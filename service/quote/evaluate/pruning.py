@@ -117,13 +117,19 @@ class RowBounds:
 
     cost: FloatArray
     hours: FloatArray
+    # The value bounds worked out, by time value (the seeds and the kept rows read the same)
+    _values: dict[float, FloatArray] = field(default_factory=dict, compare=False, repr=False)
 
     def value(self, time_value_cny_per_hour: float | None) -> FloatArray:
         if time_value_cny_per_hour is None:
             return self.cost
-        with np.errstate(invalid="ignore"):  # an unreachable row: +inf (or NaN) either way
-            value: FloatArray = self.cost + time_value_cny_per_hour * self.hours
-        return value
+        found = self._values.get(time_value_cny_per_hour)
+        if found is None:
+            with np.errstate(invalid="ignore"):  # an unreachable row: +inf (or NaN) either way
+                found = self._values[time_value_cny_per_hour] = (
+                    self.cost + time_value_cny_per_hour * self.hours
+                )
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,15 +334,16 @@ def single_card_cost(
     """The least expected cost of one card over the rows that can be the single-card comparison (at
     least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans.
 
-    ``runnable``: per row, whether its one-card cell is runnable; ``bounds``: the rows' bounds, and the
+    ``runnable``: per row, whether its one-card cell is runnable and rents one card or one machine as
+    one unit (a cluster whose minimum bills many cards is no single card), combined plans aside (they
+    are billed anyway: ``evaluate.row_judge``); ``bounds``: the rows' bounds, and the
     rows billed first. A row's one-card cost is at least its cost bound, so the least is found among the
     rows whose bound is within the least cost of the first rows that can be the comparison: the same
     least as over every row, costed for a few."""
     one_card_hours, extra_hours, fees = rows
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
-    units, rate = layout.units_rate[:, column]
-    eligible = runnable & (units * tables.unit_cards <= np.maximum(tables.machine_cards, 1))
-    eligible[tables.offer_count :] = False  # combined plans are billed anyway
+    rate = layout.units_rate[1, column]
+    eligible = runnable
     if not eligible.any():
         return -np.inf
     speedup = speedups.dense[layout.one_card_column]

@@ -41,7 +41,9 @@ class RowCounts:
     holds: BoolArray  # (rows,) the row's most cards hold the model (else none of its cells does)
     fewest_cards: FloatArray  # (rows,) the memory need's
     per_cell_memory: bool  # some row needs more cards than the smallest count: cells are checked too
-    one_card_fits: BoolArray  # (rows,) the one-card cell is supplied and holds the model
+    # (rows,) the one-card cell is supplied, holds the model and rents one card or one machine as one
+    # unit (what the single-card comparison can be: ``pruning.single_card_cost``); offers' rows only
+    one_card_fits: BoolArray
     plan_cells: IntArray  # positions of the combined plans' rows' cells, ascending
     plan_at: IntArray  # where ``Layout.plans.at`` falls within ``plan_cells``
 
@@ -76,6 +78,9 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     one_card_fits = layout.supplies[column] & row_holds
     if per_cell_memory:
         one_card_fits &= layout.cards[layout.one_card_column] >= fewest_cards
+    units = layout.units_rate[0, column]
+    one_card_fits &= units * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
+    one_card_fits[rows:] = False
     plan_cells = layout.cells_of(np.arange(rows, tables.size), tables)
     plan_at = (
         np.searchsorted(plan_cells, layout.plans.at)
@@ -109,7 +114,7 @@ class RowJudgement:
     used_stale: bool
     qualifying_count: int  # cells that qualify
     quoted: BoolArray  # (rows,) whether some cell of the row qualifies
-    one_card_runnable: BoolArray  # (rows,) whether the row's one-card cell is runnable
+    one_card_runnable: BoolArray  # (rows,) whether the row's one-card cell is runnable (``RowCounts``)
     counts: RowCounts
     matching: BoolArray
     fresh: BoolArray | None  # (rows,) a fresh price (None: every price is used: none stale, or fallback)
