@@ -31,7 +31,7 @@ from service.store.base import (
     StoreContents,
     StoreCorrupt,
     StoreUnavailable,
-    offers_decoder,
+    decode_offers,
     offers_problem,
     parse_version,
     status_decoder,
@@ -180,7 +180,7 @@ class _Decoder:
             self._decoded[vendor] = before
             return list(before[1])
         try:
-            offers = offers_decoder.decode(data)
+            offers = decode_offers(data)
             problem = offers_problem(vendor, offers)
         except DECODE_ERRORS as error:
             problem = f"{error} ({len(raw)} bytes)"

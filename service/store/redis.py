@@ -45,7 +45,7 @@ from service.store.base import (
     StoreContents,
     StoreCorrupt,
     StoreUnavailable,
-    offers_decoder,
+    decode_offers,
     offers_encoder,
     parse_version,
     price_changes,
@@ -171,7 +171,7 @@ class RedisPriceStore:
         if not raw:
             return []
         try:
-            return offers_decoder.decode(raw.encode() if isinstance(raw, str) else raw)
+            return decode_offers(raw.encode() if isinstance(raw, str) else raw)
         except DECODE_ERRORS as error:
             self._fault("vendor", vendor_key, f"{error} ({len(raw)} bytes); overwriting it")
             return []

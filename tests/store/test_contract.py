@@ -36,6 +36,25 @@ async def test_write_reads_back_equal_offers_and_moves_the_version(store: PriceS
     assert await store.write_vendor("js-test", offers, ok_status("js-test", 2)) == version + 1
 
 
+async def test_a_vendors_offers_read_back_hold_each_repeated_value_once(store: PriceStore) -> None:
+    """A decoder makes a new string or time per offer; what repeats across a vendor's offers (its name,
+    places, fetch time, GPU model) is held once, and every offer still equals what was written."""
+    written = [
+        make_offer(sku=f"4090-{index}", pricing=CardHourPricing(cny_per_card_hour=8.0 + index))
+        for index in range(4)
+    ] + [make_offer(sku="h800", gpu="h800", city="wuxi")]
+    await store.write_vendor("js-test", written, ok_status("js-test", len(written)))
+    read = list((await store.read()).offers_by_vendor["js-test"])
+    assert read == written
+    first, *others = read
+    for offer in others:
+        for name in ("vendor", "region", "source", "currency", "fetched_at"):
+            assert getattr(offer, name) is getattr(first, name), name
+    assert read[1].gpu is read[2].gpu is read[3].gpu is first.gpu
+    assert read[4].gpu == "h800" and read[4].city == "wuxi" and read[1].city is first.city
+    assert len({id(offer.id) for offer in read}) == len(read)  # what differs stays each offer's own
+
+
 async def test_vendor_rewrite_replaces_only_that_vendors_offers(store: PriceStore) -> None:
     await store.write_vendor("a", [make_offer("a", "x"), make_offer("a", "y")], ok_status("a", 2))
     await store.write_vendor("b", [make_offer("b", "x")], ok_status("b"))
