@@ -21,7 +21,6 @@ from adapters.card_hour_json import CardHourJsonAdapter
 from adapters.gpus import DEFAULT_GPU_CATALOG, GpuCatalog, UnknownGpuName
 from adapters.node_hour_html import NodeHourHtmlAdapter
 from adapters.per_second_json import PerSecondJsonAdapter
-from adapters.sheet_csv import SheetCsvAdapter
 from adapters.static import StaticAdapter
 from schemas.vendor import FeedFormat, VendorConfig
 
@@ -44,12 +43,21 @@ __all__ = [
 
 AdapterFactory = Callable[..., Adapter]
 
+
+def _sheet_csv(config: VendorConfig, *, client: httpx.AsyncClient, context: AdapterContext) -> Adapter:
+    """``sheet_csv``'s adapter, its module imported on first use: it parses with polars, which takes 37 MB
+    of a process that configures no price sheet."""
+    from adapters.sheet_csv import SheetCsvAdapter  # noqa: PLC0415 - loaded only where a sheet is configured
+
+    return SheetCsvAdapter(config, client=client, context=context)
+
+
 ADAPTERS: dict[FeedFormat, AdapterFactory] = {
     "static": StaticAdapter,
     "card_hour_json": CardHourJsonAdapter,
     "per_second_json": PerSecondJsonAdapter,
     "node_hour_html": NodeHourHtmlAdapter,
-    "sheet_csv": SheetCsvAdapter,
+    "sheet_csv": _sheet_csv,
 }
 
 

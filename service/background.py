@@ -9,8 +9,9 @@ CPU, the quote p99 while snapshots are built over the p99 without: at 96,000 off
 priority, 1.2 at nice 19; at 12,000 offers 8.0, 6.6 at nice 10, 1.5 at nice 19.
 
 A thread inherits the priority of the thread that starts it, so the threads polars starts on first use
-are started before the first background thread is: started by a build, they would run every later
-polars call at the lowest priority too.
+are started before the first background thread is, when polars is loaded (by the price-sheet adapter,
+whose parsing runs on the event loop: loaded later, its threads are started there): started by a build,
+they would run every later polars call at the lowest priority too.
 
 Its priority does not keep it off the GIL in the idle moments the loop leaves (waiting for the next
 request), and a request that arrives then waits for the GIL a switch interval before the thread is made
@@ -43,8 +44,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, suppress
 from typing import ParamSpec, TypeVar
-
-import polars
 
 __all__ = ["BACKGROUND_NICE", "BackgroundThread"]
 
@@ -79,9 +78,11 @@ class BackgroundThread:
 
 
 def _start_library_pools() -> None:
-    """polars' threads (its compute pool, and the runtime its first query starts), started by this thread
-    at its priority rather than by a background thread's first query at nice 19."""
-    polars.DataFrame({"started": [0]}).select(polars.col("started").sum())
+    """polars' threads (its compute pool, and the runtime its first query starts), when polars is loaded,
+    started by this thread at its priority rather than by a background thread's first query at nice 19."""
+    polars = sys.modules.get("polars")
+    if polars is not None:
+        polars.DataFrame({"started": [0]}).select(polars.col("started").sum())
 
 
 class _CollectorPause(AbstractContextManager[None]):

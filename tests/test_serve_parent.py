@@ -26,7 +26,12 @@ def test_parsing_the_command_line_and_the_settings_loads_none_of_the_service() -
 
 
 def test_the_served_app_is_the_workers_own_module() -> None:
+    """The worker imports the app, but neither the MCP server nor polars (the price-sheet adapter loads it
+    when a vendor's feed is a sheet)."""
     module, _, function = SERVED_APP.partition(":")
-    script = f"import {module}, sys; print(callable({module}.{function}), 'mcp' in sys.modules)"
+    script = (
+        f"import {module}, sys; "
+        f"print(callable({module}.{function}), 'mcp' in sys.modules, 'polars' in sys.modules)"
+    )
     found = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert found.stdout.split() == ["True", "False"]
+    assert found.stdout.split() == ["True", "False", "False"]
