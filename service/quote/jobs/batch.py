@@ -49,7 +49,9 @@ def plan_candidates(
     counts = tuple(sorted({*base_counts, *(tables.plan_counts[at] for at in sold_rows), *extra}))
     position = {cards: at for at, cards in enumerate(counts)}
     requested = np.zeros((len(counts), tables.size), dtype=np.bool_)
-    requested[[position[tables.plan_counts[at]] for at in sold_rows]] = tables.sells[sold_rows]
+    requested[[position[tables.plan_counts[at]] for at in sold_rows]] = tables.shape_sells[sold_rows].take(
+        tables.sales_shape, axis=1
+    )
     for bound_cards in () if deadline_cards is None else deadline_cards:
         rows = np.flatnonzero(bound_cards)
         requested[np.searchsorted(counts, bound_cards[rows]), rows] = True
@@ -67,7 +69,7 @@ def sold_already(tables: OfferTables, max_cards: int, deadline_cards: IntArray) 
         return cards.size == 0
     at = np.minimum(np.searchsorted(counts, cards), counts.size - 1)
     sold = (counts[at] == cards) & (cards <= max_cards)
-    return bool(sold.all() and tables.sells[at[sold], rows[sold]].all())
+    return bool(sold.all() and tables.sells_at(at[sold], rows[sold]).all())
 
 
 class AskedCounts(Candidates, frozen=True, gc=False):

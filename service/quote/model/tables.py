@@ -14,7 +14,8 @@ Rows past ``offer_count`` are combined plans (``model.plans.PlanRow``: a vendor'
 card-hours, priced per count when its packages come in several unit sizes), one row each, described by
 their longest-period package's offer; ``kind_code`` says
 ``MIXED_CODE``. ``plan_counts`` and ``sells`` list the card counts each row sells (``sold_counts``), the
-ones quoted when a request names none.
+ones quoted when a request names none: per sales shape (``shape_sells``; a few hundred shapes, where a
+(counts, rows) matrix took 25 MB at 96,000 offers), each row's shape given by ``sales_shape``.
 
 Arrays are read-only: one snapshot serves concurrent requests. What requests of one shape share is kept
 beside them in ``memos`` (``base.memo``), by the floors that work it out: each offer's speed over a
@@ -51,7 +52,8 @@ class OfferTables:
     plans: tuple[PlanRow, ...]
     plan_arrays: PlanArrays
     plan_counts: tuple[int, ...]  # every count some row sells, ascending
-    sells: BoolArray  # (plan_counts, rows)
+    shape_sells: BoolArray  # (plan_counts, sales shapes): whether rows of each shape sell each count
+    sales_shape: IntArray  # (rows,) each row's sales shape
     count_step: FloatArray  # cards come in steps of this (bundles, nodes), for the deadline's count
     count_floor: FloatArray  # fewest cards worth renting (a node offer's minimum nodes)
     gpu_names: tuple[str, ...]
@@ -103,6 +105,17 @@ class OfferTables:
     @property
     def size(self) -> int:
         return len(self.offers)
+
+    @property
+    def sells(self) -> BoolArray:
+        """``(plan_counts, rows)``: whether each row sells each count (made anew on each read)."""
+        sells: BoolArray = self.shape_sells.take(self.sales_shape, axis=1)
+        return sells
+
+    def sells_at(self, count_at: IntArray, rows: IntArray) -> BoolArray:
+        """Whether rows ``rows`` sell the counts at positions ``count_at`` of ``plan_counts``, pair by pair."""
+        sold: BoolArray = self.shape_sells[count_at, self.sales_shape.take(rows)]
+        return sold
 
 
 def _codes(values: Sequence[str]) -> tuple[tuple[str, ...], IntArray]:
@@ -171,10 +184,11 @@ def _plan_terms(row: PlanRow, terms: Sequence[BillingTerms]) -> BillingTerms:
     )
 
 
-def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
-    """Every count any row sells, ascending, and per (count, row) whether the row sells it. Rows of one
-    sales shape (what ``sold_counts`` reads) sell the same counts, so each shape's are worked out and set
-    once (a membership test per cell took 2.7 s at 96,000 offers, of a few hundred shapes)."""
+def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray, IntArray]:
+    """Every count any row sells, ascending; per (count, sales shape) whether rows of the shape sell it;
+    each row's shape. Rows of one sales shape (what ``sold_counts`` reads) sell the same counts, so each
+    shape's are worked out once (a membership test per cell took 2.7 s at 96,000 offers, of a few hundred
+    shapes)."""
     rows_of: dict[tuple[int, int, int, bool, int, bool], list[int]] = {}
     for row, term in enumerate(terms):
         shape = (
@@ -189,11 +203,12 @@ def _sells(terms: Sequence[BillingTerms]) -> tuple[tuple[int, ...], BoolArray]:
     sold = {shape: sold_counts(_sales_terms(*shape)) for shape in rows_of}
     counts = tuple(sorted(set().union(*sold.values())))
     position = {count: at for at, count in enumerate(counts)}
-    matrix = np.zeros((len(counts), len(terms)), dtype=np.bool_)
-    for shape, rows in rows_of.items():
-        at = np.array(sorted(position[count] for count in sold[shape]), dtype=np.int64)
-        matrix[at[:, None], np.array(rows, dtype=np.int64)] = True
-    return counts, frozen(matrix)
+    matrix = np.zeros((len(counts), len(rows_of)), dtype=np.bool_)
+    shape_of = np.zeros(len(terms), dtype=np.int64)
+    for code, (shape, rows) in enumerate(rows_of.items()):
+        matrix[sorted(position[count] for count in sold[shape]), code] = True
+        shape_of[rows] = code
+    return counts, frozen(matrix), frozen(shape_of)
 
 
 def _sales_terms(
@@ -226,7 +241,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     plan_ids = [f"{real_offers[plan.offer_row].id}+mixed" for plan in plans]
     offers = real_offers + tuple(real_offers[plan.offer_row] for plan in plans)
     terms = tuple(terms_of_offers + [_plan_terms(plan, terms_of_offers) for plan in plans])
-    plan_counts, sells = _sells(terms)
+    plan_counts, shape_sells, sales_shape = _sells(terms)
     gpu_names, gpu_code = _codes([offer.gpu for offer in offers])
     region_names, region_code = _codes([offer.region for offer in offers])
     city_names, city_code = _codes([offer.city for offer in offers])
@@ -249,7 +264,8 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         plans=plans,
         plan_arrays=PlanArrays.build(plans),
         plan_counts=plan_counts,
-        sells=sells,
+        shape_sells=shape_sells,
+        sales_shape=sales_shape,
         count_step=_floats(
             [term.unit_cards if term.whole_units_only or term.spans_machines else 1 for term in terms]
         ),
