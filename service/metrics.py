@@ -11,6 +11,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from schemas.api import VendorRefresh
 
 __all__ = [
+    "HEAP_TRIMS",
     "QUOTES_SERVED",
     "REQUESTS",
     "REQUEST_DURATION",
@@ -26,6 +27,7 @@ REQUEST_DURATION = Histogram(
     "gpuquote_request_duration_seconds", "Time to answer an HTTP request", _REQUEST_LABELS
 )
 QUOTES_SERVED = Counter("gpuquote_quotes_total", "Quotes answered by POST /quote", ["outcome"])
+HEAP_TRIMS = Counter("gpuquote_heap_trims_total", "Times freed memory was given back to the system")
 REFRESH_DURATION = Histogram(
     "gpuquote_refresh_duration_seconds",
     "Time to fetch, screen and store one vendor's prices",

@@ -69,6 +69,9 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True):
     # The nice value of the threads that decode and build a new snapshot (service.background): 19 keeps
     # them off the CPU the requests use; 0 builds faster on a busy CPU, at the requests' expense.
     snapshot_build_nice: Annotated[int, msgspec.Meta(ge=0, le=19)] = 19
+    # How often a served process gives the memory quotes freed back to the system, when its heap holds
+    # much of it unused (service.heap); 0 never does.
+    heap_trim_interval_s: Annotated[float, msgspec.Meta(ge=0, le=3600)] = 1.0
     # Vendor feeds are untrusted: a byte cap per fetched document.
     feed_max_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 8 * 1024 * 1024
     # Proxies whose X-Forwarded-For is trusted for the client address (rate limit); none by default.

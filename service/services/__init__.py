@@ -25,7 +25,9 @@ from schemas.api import VendorRefresh
 from schemas.quote import QuoteRequest, QuoteResponse
 from schemas.vendor import PriceChange, VendorConfig
 from service import metrics
+from service.background import BackgroundThread
 from service.errors import RefreshBusy, StoreUnreachable
+from service.heap import HeapTrimmer
 from service.quote import Snapshot, build_quote
 from service.refresh import RefreshService
 from service.services._upkeep import Restorer, quote_options, read_history, snapshot_check
@@ -45,6 +47,9 @@ logger = logging.getLogger("gpuquote.services")
 _STARTUP_LOCK_WAIT_S = 30.0
 # How long start-up waits for the initial load before serving (the startup probe allows 60 s).
 STARTUP_LOAD_WAIT_S = 2.0
+# The unused heap worth giving back (``service.heap``): a steady stream of default quotes at 96,000 offers
+# keeps 15 to 40 MB unused between requests, which the next ones reuse; varied requests leave 90 to 180.
+HEAP_TRIM_MIN_FREE_BYTES = 64_000_000
 
 
 @dataclass
@@ -58,6 +63,9 @@ class AppServices:
     catalog: GpuCatalog
     quote_cache: QuoteCache = field(default_factory=QuoteCache)
     restorer: Restorer = field(default_factory=Restorer)
+    heap: HeapTrimmer = field(default_factory=lambda: HeapTrimmer(min_free_bytes=HEAP_TRIM_MIN_FREE_BYTES))
+    # Quotes answered by this process: whether any ran since the heap was last looked at
+    quotes_answered: int = 0
 
     async def quote(self, request: QuoteRequest, *, body: bytes | None = None) -> QuoteResponse:
         """Quote on the current snapshot: one store round trip (its version), then pure maths, or the
@@ -66,6 +74,7 @@ class AppServices:
         ``body`` is the JSON the request was decoded from, when there is one (``POST /quote``): it is the
         cache key as it came, so the request is not encoded again to make one."""
         snapshot = await self.snapshots.current()
+        self.quotes_answered += 1
         now = datetime.now(UTC)
         reachable = self.snapshots.store_reachable and self.snapshots.store_fault is None
         empty = self.snapshots.store_empty
@@ -117,6 +126,27 @@ class AppServices:
             except StoreUnavailable as error:
                 logger.warning("periodic refresh failed: %s", error)
 
+    async def trim_heap_periodically(self, interval_s: float) -> None:
+        """Every ``interval_s`` in which quotes were answered or a snapshot was built, give the memory they
+        freed back to the system when the heap holds much of it unused (``service.heap``), on a thread of
+        its own at the process's priority (a trim at the lowest could hold an arena the loop waits for)."""
+        thread = BackgroundThread("gpuquote-heap-trim", nice=0)
+        looked_at: tuple[int, int | None] | None = None
+        try:
+            while True:
+                await asyncio.sleep(interval_s)
+                held = self.snapshots.held
+                activity = (self.quotes_answered, None if held is None else held.version)
+                if activity == looked_at:
+                    continue
+                looked_at = activity
+                trimmed = await thread.run(self.heap.trim)
+                if trimmed.trimmed:
+                    metrics.HEAP_TRIMS.inc()
+                    logger.debug("heap trimmed: it held %d MB unused", trimmed.free_bytes // 1_000_000)
+        finally:
+            thread.close()
+
     @asynccontextmanager
     async def running(self) -> AsyncIterator[AppServices]:
         """Load an empty store, take the first snapshot (so a replica holds prices before a store outage,
@@ -137,6 +167,10 @@ class AppServices:
         if self.settings.refresh_interval_s > 0:
             background.append(
                 asyncio.create_task(self.refresh_periodically(self.settings.refresh_interval_s))
+            )
+        if self.settings.heap_trim_interval_s > 0 and self.heap.available:
+            background.append(
+                asyncio.create_task(self.trim_heap_periodically(self.settings.heap_trim_interval_s))
             )
         try:
             yield self

@@ -1,0 +1,98 @@
+"""Giving the memory quotes free back to the system, where the C heap would keep it.
+
+A quote at market scale allocates and frees arrays of megabytes (a layout of a million cells, bounds
+per row), and the engine's caches drop layouts of tens of MB when new request shapes push them out.
+glibc's malloc then serves such arrays from its heap (its threshold for mapping a block of its own rises
+with every large block freed, up to 32 MB), and a heap shrinks only from its top: measured in process at
+96,000 offers, 200 varied requests left the process at 678 MB, 251 MB of it freed memory the heap still
+held (427 MB once trimmed). ``malloc_trim(0)`` hands free pages back from anywhere in the heap.
+
+Trimming costs the next requests the page faults of taking that memory again: trimmed after every
+request, the default quote at 96,000 offers took 12.7 ms instead of 6.2. So ``HeapTrimmer.trim`` trims
+only when the heap holds more than ``min_free_bytes`` unused (read by ``mallinfo2``, about 0.1 ms), and
+the service asks it at most once per interval while quotes or snapshot builds run
+(``AppServices.running``), on a thread of its own (the call releases the GIL; the loop waits only when
+it allocates while an arena is being trimmed, a few ms at most). Elsewhere than glibc it does nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+from dataclasses import dataclass
+
+__all__ = ["HeapTrimmer", "Trimmed"]
+
+
+class _MallInfo2(ctypes.Structure):
+    """glibc's ``struct mallinfo2`` (2.33 and later): sizes in bytes, as ``size_t``."""
+
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Trimmed:
+    """One look at the heap: the bytes it held unused, and whether it was trimmed."""
+
+    free_bytes: int
+    trimmed: bool
+
+
+class HeapTrimmer:
+    """Trims glibc's heap when it holds more than ``min_free_bytes`` unused; does nothing elsewhere."""
+
+    def __init__(self, *, min_free_bytes: int) -> None:
+        self.min_free_bytes = min_free_bytes
+        self._libc = _glibc()
+
+    @property
+    def available(self) -> bool:
+        return self._libc is not None
+
+    def free_bytes(self) -> int:
+        """The bytes glibc's arenas hold unused (0 where this is not glibc)."""
+        if self._libc is None:
+            return 0
+        info: _MallInfo2 = self._libc.mallinfo2()
+        return int(info.fordblks)
+
+    def trim(self) -> Trimmed:
+        """Give the heap's free pages back when it holds more than ``min_free_bytes`` unused."""
+        free = self.free_bytes()
+        if self._libc is None or free <= self.min_free_bytes:
+            return Trimmed(free, trimmed=False)
+        self._libc.malloc_trim(0)
+        return Trimmed(free, trimmed=True)
+
+
+def _glibc() -> ctypes.CDLL | None:
+    """The C library when it is glibc with ``mallinfo2`` and ``malloc_trim``; None otherwise."""
+    if sys.platform != "linux":
+        return None
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return None
+    try:
+        libc = ctypes.CDLL(name)
+        libc.mallinfo2.restype = _MallInfo2
+        libc.mallinfo2.argtypes = []
+        libc.malloc_trim.restype = ctypes.c_int
+        libc.malloc_trim.argtypes = [ctypes.c_size_t]
+    except (OSError, AttributeError):  # musl and others: no mallinfo2 or malloc_trim
+        return None
+    return libc
