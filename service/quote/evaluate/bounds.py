@@ -15,7 +15,7 @@ from service.quote.base.arrays import FloatArray, IntArray
 from service.quote.evaluate.combined import PricedPlans, bound_costs
 from service.quote.evaluate.figures import Figure, unknown_hours
 from service.quote.evaluate.hours import CellLosses, bound_hours, wall_clock_hours
-from service.quote.evaluate.layout import GatheredSpeedups, Layout
+from service.quote.evaluate.layout import Layout, LowSpeedups
 from service.quote.model.billing import billed_hours
 from service.quote.model.interruptions import LossTerms
 from service.quote.model.tables import OfferTables
@@ -111,7 +111,7 @@ def _add_fees(terms: BoundTerms, cost: FloatArray, hours: FloatArray, offers: In
 
 
 def high_everywhere(
-    tables: OfferTables, terms: BoundTerms, figures: FloatArray, layout: Layout, speedups: GatheredSpeedups
+    tables: OfferTables, terms: BoundTerms, figures: FloatArray, layout: Layout, low: LowSpeedups
 ) -> None:
     """The high end's hours and cost of every cell ``layout`` bills into ``figures``, as ``bounds_at``
     bills it for the returned ones (the dense counts' whole rows row by row, then the others cell by cell,
@@ -130,7 +130,7 @@ def high_everywhere(
         dense_hours = hours[dense].reshape(dense_shape)
         wall_clock_hours(
             terms.one_card_hours[2],
-            speedups.low_dense,
+            low.dense,
             extra,
             out=dense_hours,
             losses=None if losses is None else CellLosses(losses, layout.cards[: layout.dense, None], None),
@@ -144,12 +144,13 @@ def high_everywhere(
         if offers.size:
             wall_clock_hours(
                 terms.one_card_hours[2].take(offers),
-                speedups.low_sparse,
+                low.sparse,
                 None if extra is None else extra.take(offers),
                 out=hours[sparse],
                 losses=None if losses is None else CellLosses(losses, layout.cell_cards[sparse], offers),
             )
-            billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=cost[sparse])
+            granularity, minimum = tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
+            billed_hours(hours[sparse], granularity, minimum, out=cost[sparse])
         cost *= figures[Figure.HOURLY_RATE_CNY]
         _priced_plans(tables, terms, cost, hours, (np.arange(layout.cells.size), layout.cell_offer))
         _add_fees(terms, cost, hours, layout.cell_offer)

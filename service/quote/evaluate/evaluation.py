@@ -274,7 +274,8 @@ def _bill(job: _Request, layout: Layout) -> _Billed:
         losses=losses,
     )
     if bills_every_high_end(request):
-        high_everywhere(tables, bounds, figures, layout, speedups)
+        low = layout.low_speedups(job.rule if layout is job.layout else None, speedups)
+        high_everywhere(tables, bounds, figures, layout, low)
     return _Billed(layout, figures, requested, keep, bounds)
 
 

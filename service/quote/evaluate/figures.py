@@ -117,8 +117,9 @@ def bill(
     # fills (the fees without a data set, the bounds billed for the returned quotes alone) cost nothing:
     # at 96,000 offers a million-cell block is 88 MB, six of its eleven rows unwritten without a data set.
     figures = np.zeros((len(Figure), layout.cells.size))
-    figures[Figure.UNITS : Figure.HOURLY_RATE_CNY + 1] = layout.units_rate
+    figures[Figure.UNITS] = layout.units
     rate = figures[Figure.HOURLY_RATE_CNY]
+    np.multiply(layout.units, layout.at_cells(tables.unit_rate_cny_per_hour), out=rate)
     dense = slice(None, layout.dense * tables.size)
     dense_shape = (layout.dense, tables.size)
     if speedups.every_bound is not None:  # every count dense
@@ -145,7 +146,8 @@ def bill(
         offers = layout.cell_offer[sparse]
         extra = None if extra_hours is None else extra_hours.take(offers)
         wall_clock_hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
-        billed_hours(hours[sparse], layout.sparse_terms[0], layout.sparse_terms[1], out=billed[sparse])
+        granularity, minimum = tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
+        billed_hours(hours[sparse], granularity, minimum, out=billed[sparse])
     np.multiply(billed, rate, out=figures[Figure.COST_EXPECTED])
     return figures
 

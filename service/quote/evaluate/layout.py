@@ -40,7 +40,7 @@ from service.quote.jobs import Candidates, LayoutInputs, SpeedupRule
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 
-__all__ = ["GatheredSpeedups", "Layout", "build_layout", "cached_layout", "kept_layouts"]
+__all__ = ["GatheredSpeedups", "Layout", "LowSpeedups", "build_layout", "cached_layout", "kept_layouts"]
 
 
 # A cell billed on its own costs ``1 / _SPARSE_SHARE`` of one billed in a whole row (``_dense_rows``).
@@ -65,6 +65,8 @@ _JOB_LAYOUTS: MemoSlot[tuple[Candidates, _LayoutPaths], Layout] = MemoSlot(
 _SPEEDUPS: MemoSlot[SpeedupRule, GatheredSpeedups] = MemoSlot(
     "gathered speed-ups", size=8, max_bytes=64 * _MB
 )
+# The low speed-ups gathered per cell, for the rules whose requests read every cell's high end.
+_LOW_SPEEDUPS: MemoSlot[SpeedupRule, LowSpeedups] = MemoSlot("low speed-ups", size=2, max_bytes=32 * _MB)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +77,16 @@ class GatheredSpeedups:
     scaling: ScalingColumns
     dense: FloatArray  # (dense counts, rows)
     sparse: FloatArray  # (sparse cells,)
-    # The low speed-ups likewise: what every cell's high end divides by, when a limit reads it
-    low_dense: FloatArray
-    low_sparse: FloatArray
     every_bound: FloatArray | None  # (3, counts, rows): high / expected / low, where ``bounds_up_front``
+
+
+@dataclass(frozen=True, slots=True)
+class LowSpeedups:
+    """One curve's low speed-up per cell, as ``GatheredSpeedups`` lays the expected ones out: what every
+    cell's high end divides by, when a limit reads it (``bounds.high_everywhere``)."""
+
+    dense: FloatArray  # (dense counts, rows)
+    sparse: FloatArray  # (sparse cells,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,16 +100,13 @@ class Layout:
     cell_offer: IntArray  # (cells,) their rows
     cell_cards: FloatArray  # (cells,) their card counts
     requested: BoolArray  # (cells,) quoted, before combined plans are compared with their parts
-    units_rate: FloatArray  # (2, cells): units rented, then their hourly rate in CNY
+    # (cells,) units rented (their hourly rate is the units times the row's unit rate: ``hourly_rate``)
+    units: FloatArray
     supplies: BoolArray  # (cells,) the offer supplies exactly these cards, within its limits and stock
     dense: int  # counts billed row by row: their whole rows are the first ``dense × rows`` cells
     # Every count dense and few cells: the low and high bounds are billed with the expected one, where
     # the numpy calls of billing them for the returned quotes alone cost more than the cells they skip.
     bounds_up_front: bool
-    # (2, sparse cells) the cells past ``dense``: their count columns and rows (a rule's speed-up columns
-    # place each row, so a cell's speed-up is looked up per rule: ``gathered``)
-    sparse_at: IntArray
-    sparse_terms: FloatArray  # (2, sparse cells): granularity hours, minimum billed hours
     plans: PricedPlans | None  # the combined plans' needed cells; None without plans
     machines: FloatArray | None  # (cells,) the machines a placement takes; None: one rental each
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
@@ -115,21 +120,42 @@ class Layout:
         weighed and dropped."""
         return self._gather(rule.columns(tables, self.counts))
 
+    def low_speedups(self, rule: SpeedupRule | None, speedups: GatheredSpeedups) -> LowSpeedups:
+        """The low speed-ups of the curve whose expected ones are ``speedups`` (on this layout), per cell:
+        made when a request's limit reads every cell's high end, and kept by ``rule`` (None: not kept,
+        for a layout billed once)."""
+        scaling = speedups.scaling
+        if rule is None:
+            return LowSpeedups(*self._per_cell(scaling.low, scaling))
+        return _LOW_SPEEDUPS.of(self.memos).get(
+            rule, lambda: LowSpeedups(*self._per_cell(scaling.low, scaling))
+        )
+
+    def _per_cell(self, table: FloatArray, scaling: ScalingColumns) -> tuple[FloatArray, FloatArray]:
+        """A (counts, columns) speed-up ``table`` per cell: the dense counts' whole rows, then the other
+        cells one by one (their count column and row's column: a rule's columns place each row)."""
+        rows = scaling.code.size
+        head = self.dense * rows
+        sparse_at = scaling.at(self.cells[head:] // rows, self.cell_offer[head:])
+        return frozen(np.take(table[: self.dense], scaling.code, axis=1)), frozen(table.take(sparse_at))
+
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
-        table = scaling.expected
-        sparse_at = scaling.at(*self.sparse_at)
+        dense, sparse = self._per_cell(scaling.expected, scaling)
         return GatheredSpeedups(
             scaling=scaling,
-            dense=frozen(np.take(table[: self.dense], scaling.code, axis=1)),
-            sparse=frozen(table.take(sparse_at)),
-            low_dense=frozen(np.take(scaling.low[: self.dense], scaling.code, axis=1)),
-            low_sparse=frozen(scaling.low.take(sparse_at)),
+            dense=dense,
+            sparse=sparse,
             every_bound=frozen(
                 np.take(np.stack((scaling.high, scaling.expected, scaling.low)), scaling.code, axis=2)
             )
             if self.bounds_up_front
             else None,
         )
+
+    def hourly_rate(self, tables: OfferTables) -> FloatArray:
+        """``(cells,)`` the hourly rate in CNY of the units each cell rents."""
+        rate: FloatArray = self.units * self.at_cells(tables.unit_rate_cny_per_hour)
+        return rate
 
     def at_cells(self, values: ArrayT) -> ArrayT:
         """Per-row ``values`` at each billed cell: the dense counts' whole rows broadcast, then the
@@ -213,14 +239,10 @@ class Layout:
             cell_offer=cell_offer,
             cell_cards=self.cards.take(columns),
             requested=self.requested.take(at),
-            units_rate=self.units_rate.take(at, axis=1),
+            units=self.units.take(at),
             supplies=self.supplies.take(at),
             dense=0,
             bounds_up_front=False,
-            sparse_at=np.stack((columns, cell_offer)),
-            sparse_terms=np.stack(
-                (tables.granularity_hours.take(cell_offer), tables.min_billed_hours.take(cell_offer))
-            ),
             plans=plans,
             machines=None if self.machines is None else self.machines.take(at),
         )
@@ -335,7 +357,6 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=cell_offer[sparse])
     cell_cards = cards[cell_count]
     units, supplies, machines = _rentals(tables, inputs, (cards, cell_count), cell_cards, at)
-    units_rate = np.stack((units, units * at(tables.unit_rate_cny_per_hour)))
     return Layout(
         counts=counts,
         cards=frozen(cards),
@@ -344,19 +365,10 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
         cell_offer=frozen(cell_offer),
         cell_cards=frozen(cell_cards),
         requested=frozen(requested.ravel()[cells]),
-        units_rate=frozen(units_rate),
+        units=frozen(units),
         supplies=frozen(supplies),
         dense=dense,
         bounds_up_front=not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS),
-        sparse_at=frozen(np.stack((cell_count[sparse], cell_offer[sparse]))),
-        sparse_terms=frozen(
-            np.stack(
-                (
-                    tables.granularity_hours[cell_offer[sparse]],
-                    tables.min_billed_hours[cell_offer[sparse]],
-                )
-            )
-        ),
         plans=plan_cells(
             tables, needed, cards, cells, dense_cells=dense * tables.size, pruning=fast.plan_pruning
         )

@@ -342,7 +342,7 @@ def single_card_cost(
     least as over every row, costed for a few."""
     one_card_hours, extra_hours, fees = rows
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
-    rate = layout.units_rate[1, column]
+    units = layout.units[column]
     eligible = runnable
     if not eligible.any():
         return -np.inf
@@ -354,7 +354,8 @@ def single_card_cost(
             hours += extra_hours.take(at)
         with np.errstate(invalid="ignore", over="ignore"):
             granularity, minimum = tables.granularity_hours.take(at), tables.min_billed_hours.take(at)
-            cost = billed_hours(hours, granularity, minimum) * rate.take(at)
+            rate = units.take(at) * tables.unit_rate_cny_per_hour.take(at)
+            cost = billed_hours(hours, granularity, minimum) * rate
             if fees is not None:
                 cost += fees[0].take(at) * hours + fees[1].take(at)
         return float(cost.min())

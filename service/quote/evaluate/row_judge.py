@@ -78,7 +78,7 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     one_card_fits = layout.supplies[column] & row_holds
     if per_cell_memory:
         one_card_fits &= layout.cards[layout.one_card_column] >= fewest_cards
-    units = layout.units_rate[0, column]
+    units = layout.units[column]
     one_card_fits &= units * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
     one_card_fits[rows:] = False
     plan_cells = layout.cells_of(np.arange(rows, tables.size), tables)
