@@ -35,16 +35,21 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-import msgspec
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
-from schemas.offer import Pricing, Timestamp
 from schemas.vendor import PriceChange
-from service.store.base import DECODE_ERRORS, HistoryBounds, change_decoder, visible_history
+from service.store.base import (
+    DECODE_ERRORS,
+    HistoryBounds,
+    change_decoder,
+    decode_history_entry,
+    encode_history_entry,
+    visible_history,
+)
 
 __all__ = ["HISTORY_CHUNK", "HistoryWrite", "append_history", "drop_history", "read_history", "sweep_streams"]
 
@@ -57,18 +62,6 @@ _RECORDED_DIGITS = 13
 
 Client = Redis | RedisCluster
 
-
-class _Entry(msgspec.Struct, array_like=True, frozen=True):
-    """One stored entry; its offer id is the key's."""
-
-    at: Timestamp
-    pricing: Pricing
-    available_cards: int | None
-    change: Literal["new", "changed", "removed"]
-
-
-_entry_encoder = msgspec.msgpack.Encoder()
-_entry_decoder = msgspec.msgpack.Decoder(_Entry)
 
 _APPEND_SCRIPT = """
 local prefix, keep, ttl_ms = ARGV[1], tonumber(ARGV[2]), ARGV[3]
@@ -149,9 +142,8 @@ async def append_history(
         chunk = changes[start : start + HISTORY_CHUNK]
         parts: list[bytes] = []
         for change in chunk:
-            entry = _Entry(change.at, change.pricing, change.available_cards, change.change)
             parts.append(change.offer_id.encode())
-            parts.append(b"%013d%s" % (now_ms, _entry_encoder.encode(entry)))
+            parts.append(b"%013d%s" % (now_ms, encode_history_entry(change)))
         sizes = ",".join(str(len(part)) for part in parts)
         result = await client.eval(
             _APPEND_SCRIPT,
@@ -182,15 +174,7 @@ def _decode_entry(offer_id: str, raw: bytes) -> tuple[float, PriceChange]:
     recorded = raw[:_RECORDED_DIGITS]
     if len(recorded) != _RECORDED_DIGITS or not recorded.isdigit():
         raise ValueError("no recorded time")
-    entry = _entry_decoder.decode(raw[_RECORDED_DIGITS:])  # recorded: milliseconds
-    change = PriceChange(
-        offer_id=offer_id,
-        at=entry.at,
-        pricing=entry.pricing,
-        available_cards=entry.available_cards,
-        change=entry.change,
-    )
-    return int(recorded) / 1000, change
+    return int(recorded) / 1000, decode_history_entry(offer_id, raw[_RECORDED_DIGITS:])  # recorded: ms
 
 
 async def _read_stream(client: Client, key: str, offer_id: str, limit: int) -> tuple[list[PriceChange], int]:

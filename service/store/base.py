@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import repeat
 from operator import attrgetter
-from typing import Protocol
+from typing import Literal, Protocol
 
 import msgspec
 
-from schemas.offer import Offer, implausible_offer, offer_id
+from schemas.offer import Offer, Pricing, Timestamp, implausible_offer, offer_id
 from schemas.vendor import PriceChange, VendorStatus
 
 __all__ = [
@@ -50,7 +50,9 @@ __all__ = [
     "StoreContents",
     "StoreCorrupt",
     "StoreUnavailable",
+    "decode_history_entry",
     "decode_offers",
+    "encode_history_entry",
     "offers_problem",
     "parse_version",
     "price_changes",
@@ -238,3 +240,33 @@ def decode_offers(data: bytes) -> list[Offer]:
 
 status_decoder = msgspec.msgpack.Decoder(VendorStatus)
 change_decoder = msgspec.msgpack.Decoder(PriceChange)
+
+
+class _HistoryEntry(msgspec.Struct, array_like=True, frozen=True):
+    """One stored history entry, an array without field names; its offer id is where it is kept."""
+
+    at: Timestamp
+    pricing: Pricing
+    available_cards: int | None
+    change: Literal["new", "changed", "removed"]
+
+
+_entry_decoder = msgspec.msgpack.Decoder(_HistoryEntry)
+
+
+def encode_history_entry(change: PriceChange) -> bytes:
+    """``change`` as both stores keep it, without its offer id (a msgpack array)."""
+    entry = _HistoryEntry(change.at, change.pricing, change.available_cards, change.change)
+    return offers_encoder.encode(entry)
+
+
+def decode_history_entry(offer_id: str, raw: bytes) -> PriceChange:
+    """The change ``raw`` holds (``encode_history_entry``), for ``offer_id``; ``DECODE_ERRORS`` otherwise."""
+    entry = _entry_decoder.decode(raw)
+    return PriceChange(
+        offer_id=offer_id,
+        at=entry.at,
+        pricing=entry.pricing,
+        available_cards=entry.available_cards,
+        change=entry.change,
+    )

@@ -152,6 +152,20 @@ def _bounded(store: PriceStore, bounds: HistoryBounds) -> PriceStore:
     return MemoryPriceStore(history=bounds)
 
 
+async def test_history_keeps_the_newest_entries_up_to_its_bound(store: PriceStore) -> None:
+    bounded = _bounded(store, HistoryBounds(max_entries=10))
+    prices = [8.0 + step / 10 for step in range(13)]
+    for price in prices:
+        offer = make_offer(pricing=CardHourPricing(cny_per_card_hour=price))
+        await bounded.write_vendor("js-test", [offer], ok_status("js-test"))
+    history = await bounded.history("js-test:4090")
+    assert [entry.pricing for entry in history] == [CardHourPricing(cny_per_card_hour=p) for p in prices[3:]]
+    assert [entry.change for entry in history] == ["changed"] * 10
+    assert [entry.pricing for entry in await bounded.history("js-test:4090", limit=2)] == [
+        CardHourPricing(cny_per_card_hour=p) for p in prices[-2:]
+    ]
+
+
 async def test_history_of_a_gone_offer_goes_after_the_retention(store: PriceStore) -> None:
     bounded = _bounded(store, HistoryBounds(max_entries=10, max_age_s=0.4))
     await bounded.write_vendor(
