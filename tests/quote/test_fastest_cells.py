@@ -57,10 +57,11 @@ def test_the_fastest_cells_are_those_timed_one_by_one(
 def _hours(job: Any, at: np.ndarray) -> np.ndarray:
     """Expected hours of cells ``at``, as ``bill`` works them out."""
     head = job.layout.dense * job.tables.size
+    gathered = job.layout.gathered(job.rule, job.tables)  # what billing every cell reads
     speedups = np.where(
         at < head,
-        job.speedups.dense.reshape(-1).take(np.minimum(at, head - 1)) if head else np.nan,
-        job.speedups.sparse.take(np.maximum(at - head, 0)) if job.speedups.sparse.size else np.nan,
+        gathered.dense.reshape(-1).take(np.minimum(at, head - 1)) if head else np.nan,
+        gathered.sparse.take(np.maximum(at - head, 0)) if gathered.sparse.size else np.nan,
     )
     offers = job.layout.cell_offer.take(at)
     hours: np.ndarray = job.one_card_hours[1].take(offers) / speedups

@@ -62,7 +62,7 @@ from service.quote.evaluate.figures import (
 )
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import FigureRows, HighWithin, judge, limits_of
-from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
+from service.quote.evaluate.layout import Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
 from service.quote.evaluate.pruning import (
@@ -226,7 +226,7 @@ class _Request:
     fewest_cards: FloatArray
     replica_tps: FloatArray | None
     layout: Layout
-    speedups: GatheredSpeedups
+    scaling: ScalingColumns  # the rule's speed-ups at the layout's counts, per column
     remote: BoolArray
     extra_hours: FloatArray | None
     losses: LossTerms
@@ -253,7 +253,9 @@ def _bill(job: _Request, layout: Layout) -> _Billed:
     """The figures of ``layout``'s cells (the request's own, or some of its rows'), and the combined
     plans there quoted only where they beat every product they combine."""
     tables, request = job.tables, job.resolved.request
-    speedups = job.speedups if layout is job.layout else layout.gathered_once(job.rule, tables)
+    speedups = (
+        layout.gathered(job.rule, tables) if layout is job.layout else layout.gathered_once(job.rule, tables)
+    )
     losses = job.billed_losses
     figures = bill(tables, layout, job.one_card_hours, speedups, job.extra_hours, losses)
     requested = layout.requested
@@ -286,7 +288,7 @@ def _high_figures(job: _Request, billed: _Billed) -> Callable[[IntArray], FloatA
     layout = billed.layout
     if billed.bounds.billed or bills_every_high_end(job.resolved.request):
         return None
-    tables, figures, scaling = job.tables, billed.figures, job.speedups.scaling
+    tables, figures, scaling = job.tables, billed.figures, job.scaling
 
     def at(positions: IntArray) -> FloatArray:
         offers = layout.cell_offer.take(positions)
@@ -366,7 +368,7 @@ def _evaluation(
         stale=job.stale,
         matching=job.matching,
         figures=billed.figures,
-        scaling=job.speedups.scaling,
+        scaling=job.scaling,
         runnable=runnable,
         qualifying=qualifying,
         used_stale=used_stale,
@@ -429,9 +431,9 @@ class _FastestCells:
         return cells
 
 
-def _fastest_of(layout: Layout, speedups: GatheredSpeedups, tables: OfferTables) -> _FastestCells:
+def _fastest_of(layout: Layout, scaling: ScalingColumns, tables: OfferTables) -> _FastestCells:
     at, lengths = layout.cells_by_row(np.arange(tables.size), tables)
-    every = np.concatenate((speedups.dense.reshape(-1), speedups.sparse)).take(at)
+    every = layout.expected_speedups(scaling).take(at)
     held = lengths > 0
     firsts = (np.cumsum(lengths) - lengths)[held]
     top = np.full(tables.size, -np.inf)
@@ -465,12 +467,7 @@ def _cells_within_hours(job: _Request, rows: IntArray, within_hours: float) -> I
     layout, tables = job.layout, job.tables
     at, _ = layout.cells_by_row(rows, tables)
     offers = layout.cell_offer.take(at)
-    head = layout.dense * tables.size
-    dense = at < head
-    speedups = np.empty(at.size)
-    speedups[dense] = job.speedups.dense.reshape(-1).take(at[dense])
-    speedups[~dense] = job.speedups.sparse.take(at[~dense] - head)
-    hours = np.divide(job.one_card_hours[1].take(offers), speedups)
+    hours = np.divide(job.one_card_hours[1].take(offers), layout.expected_speedups(job.scaling, at))
     if job.extra_hours is not None:
         hours += job.extra_hours.take(offers)
     with np.errstate(invalid="ignore"):
@@ -485,7 +482,7 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     whose next fastest are past it has its fastest cells alone within it; any other row's cells are
     timed one by one."""
     fastest = _FASTEST.of(job.layout.memos).get(
-        job.rule, lambda: _fastest_of(job.layout, job.speedups, job.tables)
+        job.rule, lambda: _fastest_of(job.layout, job.scaling, job.tables)
     )
     top = fastest.top.take(rows)
     unknown = np.isnan(top)
@@ -511,7 +508,7 @@ def _pruned(job: _Request) -> Evaluation | None:
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
     ``_WHOLE_BILL_SHARE`` of the cells (then every row is billed)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
+    speeds = row_speedups(layout, tables, job.rule, job.scaling)
     bounds = row_bounds(
         tables,
         speeds,
@@ -541,7 +538,7 @@ def _pruned(job: _Request) -> Evaluation | None:
         single_cost=single_card_cost(
             tables,
             layout,
-            job.speedups,
+            job.scaling,
             (job.one_card_hours[1], job.extra_hours, job.fees),
             judgement.one_card_runnable,
             (bounds, rows),
@@ -568,7 +565,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     judged. None when those rows hold more than ``_WHOLE_BILL_SHARE`` of the cells (the whole layout is
     billed), or when no cell qualifies (what then comes nearest reads every cell's figures: ``nearest``)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    speeds = row_speedups(layout, tables, job.rule, job.speedups.scaling)
+    speeds = row_speedups(layout, tables, job.rule, job.scaling)
     bounds = row_bounds(
         tables,
         speeds,
@@ -662,7 +659,7 @@ def evaluate(
         fewest_cards=fewest_cards,
         replica_tps=replica_tps,
         layout=layout,
-        speedups=layout.gathered(rule, tables),
+        scaling=layout.scaling(rule, tables),
         remote=remote,
         extra_hours=extra_hours,
         losses=loss_terms(tables, resolved, gpu_hours_between_failures, spot_interruptions_per_month),

@@ -65,6 +65,8 @@ _JOB_LAYOUTS: MemoSlot[tuple[Candidates, _LayoutPaths], Layout] = MemoSlot(
 _SPEEDUPS: MemoSlot[SpeedupRule, GatheredSpeedups] = MemoSlot(
     "gathered speed-ups", size=8, max_bytes=64 * _MB
 )
+# Each rule's speed-ups at the layout's counts, per column (a rule of split models makes its columns anew).
+_COLUMNS: MemoSlot[SpeedupRule, ScalingColumns] = MemoSlot("speed-up columns", size=8)
 # The low speed-ups gathered per cell, for the rules whose requests read every cell's high end.
 _LOW_SPEEDUPS: MemoSlot[SpeedupRule, LowSpeedups] = MemoSlot("low speed-ups", size=2, max_bytes=32 * _MB)
 
@@ -111,14 +113,30 @@ class Layout:
     machines: FloatArray | None  # (cells,) the machines a placement takes; None: one rental each
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
+    def scaling(self, rule: SpeedupRule, tables: OfferTables) -> ScalingColumns:
+        """The speed-ups ``rule`` gives at the layout's counts, per column (``tables``: the layout's)."""
+        return _COLUMNS.of(self.memos).get(rule, lambda: rule.columns(tables, self.counts))
+
     def gathered(self, rule: SpeedupRule, tables: OfferTables) -> GatheredSpeedups:
-        """The speed-ups ``rule`` gives (``tables``: the layout's) gathered per cell."""
-        return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(rule.columns(tables, self.counts)))
+        """The speed-ups ``rule`` gives (``tables``: the layout's) gathered per cell, for billing every
+        cell: a pruned evaluation reads them at its few cells from ``scaling`` instead."""
+        return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(self.scaling(rule, tables)))
 
     def gathered_once(self, rule: SpeedupRule, tables: OfferTables) -> GatheredSpeedups:
         """``gathered``, not kept: for a layout billed once (``subset``'s), whose cache would only be
         weighed and dropped."""
         return self._gather(rule.columns(tables, self.counts))
+
+    def expected_speedups(self, scaling: ScalingColumns, positions: IntArray | None = None) -> FloatArray:
+        """The expected speed-ups of ``scaling`` at the cells at ``positions`` (None: every cell), as
+        ``gathered`` lays them out, looked up in its table without keeping them."""
+        rows = scaling.code.size
+        if positions is None:
+            dense, sparse = self._per_cell(scaling.expected, scaling)
+            return np.concatenate((dense.reshape(-1), sparse))
+        offers = self.cell_offer.take(positions)
+        found: FloatArray = scaling.expected.take(scaling.at(self.cells.take(positions) // rows, offers))
+        return found
 
     def low_speedups(self, rule: SpeedupRule | None, speedups: GatheredSpeedups) -> LowSpeedups:
         """The low speed-ups of the curve whose expected ones are ``speedups`` (on this layout), per cell:

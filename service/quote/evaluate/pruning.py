@@ -46,7 +46,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.judge import past_however_shown
-from service.quote.evaluate.layout import GatheredSpeedups, Layout
+from service.quote.evaluate.layout import Layout
 from service.quote.evaluate.losses import bills_every_high_end, reads_every_high_end
 from service.quote.jobs import SpeedupRule
 from service.quote.model.billing import BILLING_TOLERANCE, billed_hours
@@ -326,7 +326,7 @@ def seed_rows(
 def single_card_cost(
     tables: OfferTables,
     layout: Layout,
-    speedups: GatheredSpeedups,
+    scaling: ScalingColumns,
     rows: tuple[FloatArray, FloatArray | None, tuple[FloatArray, FloatArray] | None],
     runnable: BoolArray,
     bounds: tuple[RowBounds, IntArray],
@@ -346,10 +346,10 @@ def single_card_cost(
     eligible = runnable
     if not eligible.any():
         return -np.inf
-    speedup = speedups.dense[layout.one_card_column]
+    speedup = scaling.expected[layout.one_card_column]
 
     def least_cost(at: IntArray) -> float:
-        hours = one_card_hours.take(at) / speedup.take(at)
+        hours = one_card_hours.take(at) / speedup.take(scaling.code.take(at))
         if extra_hours is not None:
             hours += extra_hours.take(at)
         with np.errstate(invalid="ignore", over="ignore"):
