@@ -160,7 +160,6 @@ def test_the_cost_bound_counts_only_the_counts_that_hold_the_model() -> None:
         code = rng.integers(0, columns, rows)
         ratios = cards[:, None] / expected
         speeds = pruning.RowSpeedups(
-            least_ratio=ratios.min(axis=0)[code],
             fastest=np.ones(rows),
             supplied=np.ones(rows, dtype=np.bool_),
             rate_per_card_hour=np.ones(rows),

@@ -134,13 +134,12 @@ class RowBounds:
 
 @dataclass(frozen=True, slots=True)
 class RowSpeedups:
-    """What the bounds take from a layout and a speed-up rule alone, per row (kept per layout and rule:
-    ``row_speedups``)."""
+    """What the bounds take from a layout and a speed-up rule alone (kept per layout and rule:
+    ``row_speedups``); what depends on the layout or the tables alone is shared by every rule."""
 
-    least_ratio: FloatArray  # min over the layout's counts of n / s(n) on the row's column
-    fastest: FloatArray  # the largest speed-up at a count the row can supply; 0: it supplies none
-    supplied: BoolArray  # whether the row can supply one of the layout's counts
-    rate_per_card_hour: FloatArray
+    fastest: FloatArray  # per row: the largest speed-up at a count the row can supply; 0: it supplies none
+    supplied: BoolArray  # per row: whether it can supply one of the layout's counts (the layout's)
+    rate_per_card_hour: FloatArray  # per row (the tables')
     # (counts, columns): min of n / s(n) over the layout's counts from each one up; the layout's cards
     ratio_from: FloatArray
     cards: FloatArray
@@ -148,10 +147,11 @@ class RowSpeedups:
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
     def least_ratio_holding(self, fewest_cards: FloatArray) -> FloatArray:
-        """Per row, ``least_ratio`` over the counts that hold the model (at least ``fewest_cards``; a
-        cell with fewer fails on memory, so no candidate): +inf where none does."""
+        """Per row, the least n / s(n) over the layout's counts that hold the model (at least
+        ``fewest_cards``; a cell with fewer fails on memory, so no candidate): +inf where none does."""
         if fewest_cards.max(initial=0.0) <= self.cards[0]:
-            return self.least_ratio
+            least: FloatArray = self.ratio_from[0].take(self.code)
+            return least
         at = np.searchsorted(self.cards, fewest_cards, side="left")
         held = at < self.cards.size
         ratio: FloatArray = np.where(
@@ -164,31 +164,56 @@ def row_speedups(
     layout: Layout, tables: OfferTables, rule: SpeedupRule, scaling: ScalingColumns
 ) -> RowSpeedups:
     """``RowSpeedups`` of ``layout`` under ``rule`` (whose columns are ``scaling``), made once."""
-    return _ROW_SPEEDUPS.of(layout.memos).get(rule, lambda: _row_speedups(tables, scaling, layout.cards))
+    return _ROW_SPEEDUPS.of(layout.memos).get(rule, lambda: _row_speedups(layout, tables, scaling))
 
 
-def _row_speedups(tables: OfferTables, scaling: ScalingColumns, cards: FloatArray) -> RowSpeedups:
-    expected = scaling.expected  # (counts, columns)
+def _most_at(layout: Layout, tables: OfferTables) -> IntArray:
+    """Per row, the position among the layout's counts of the most cards it can supply (-1: none)."""
+
+    def find() -> IntArray:
+        most_cards = np.minimum(
+            np.minimum(tables.max_units, tables.most_units) * tables.unit_cards, tables.available_cards
+        )
+        return frozen(np.searchsorted(layout.cards, most_cards, side="right") - 1)
+
+    return _MOST_AT.of(layout.memos).get(0, find)
+
+
+def _row_rates(tables: OfferTables) -> _RowRates:
+    return _ROW_RATES.of(tables.memos).get(
+        0,
+        lambda: _RowRates(
+            per_card_hour=frozen(tables.unit_rate_cny_per_hour / tables.unit_cards),
+            tolerated_hours=frozen(BILLING_TOLERANCE * tables.granularity_hours),
+        ),
+    )
+
+
+def _row_speedups(layout: Layout, tables: OfferTables, scaling: ScalingColumns) -> RowSpeedups:
+    expected, cards = scaling.expected, layout.cards  # (counts, columns)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = cards[:, None] / expected
-    least_ratio = ratios.min(axis=0)  # per column: min over n of n / s(n)
-    ratio_from = np.minimum.accumulate(ratios[::-1], axis=0)[::-1]
-    most_cards = np.minimum(
-        np.minimum(tables.max_units, tables.most_units) * tables.unit_cards, tables.available_cards
-    )
-    at = np.searchsorted(cards, most_cards, side="right") - 1
+    ratio_from = np.minimum.accumulate(ratios[::-1], axis=0)[::-1]  # row 0: the least n / s(n) of all
+    at = _most_at(layout, tables)
     best = np.maximum.accumulate(expected, axis=0)  # per column: the largest speed-up up to each count
     supplied = at >= 0
     fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
     return RowSpeedups(
-        least_ratio=frozen(least_ratio[scaling.code]),
         fastest=frozen(fastest),
         supplied=frozen(supplied),
-        rate_per_card_hour=frozen(tables.unit_rate_cny_per_hour / tables.unit_cards),
+        rate_per_card_hour=_row_rates(tables).per_card_hour,
         ratio_from=frozen(np.ascontiguousarray(ratio_from)),
         cards=cards,
         code=scaling.code,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _RowRates:
+    """What the bounds take from the tables alone, per row."""
+
+    per_card_hour: FloatArray  # CNY per card-hour of the unit rate
+    tolerated_hours: FloatArray  # the billing tolerance's share of a granule
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,29 +223,45 @@ class _HoldingTerms:
     # CNY per one-card hour at the least n / s(n) over the counts that hold the model, shrunk by the
     # billing tolerance (+inf where no count holds it)
     time_rate: FloatArray
-    # CNY per billed hour at least: the rate per card-hour, and an offer's fewest units rented
+    # CNY per billed hour at least: the rate per card-hour, and an offer's fewest units rented (the
+    # tables' and the memory need's alone)
     billed_rate: FloatArray
     unreachable: IntArray  # the rows that supply none of the layout's counts
-    tolerated_hours: FloatArray  # the billing tolerance's share of a granule
+    tolerated_hours: FloatArray  # the billing tolerance's share of a granule (the tables')
     # One-card hours above which every row's fastest hours pass its tolerated hours
     untolerated_from: float
 
 
-def _holding_terms(tables: OfferTables, speeds: RowSpeedups, fewest_cards: FloatArray) -> _HoldingTerms:
-    offers = slice(None, tables.offer_count)
-    holding = np.where(np.isfinite(fewest_cards[offers]), np.maximum(fewest_cards[offers], 1.0), 1.0)
-    units = np.maximum(tables.min_units[offers], np.ceil(holding / tables.unit_cards[offers]))
-    rate = speeds.rate_per_card_hour
-    billed_rate = rate.copy()
-    np.maximum(rate[offers], units * tables.unit_rate_cny_per_hour[offers], out=billed_rate[offers])
-    tolerated = BILLING_TOLERANCE * tables.granularity_hours
+def _billed_rate(tables: OfferTables, memory_needed_gb: float | None, fewest_cards: FloatArray) -> FloatArray:
+    """Per row, CNY per billed hour at least: the rate per card-hour, and the rate of an offer's fewest
+    units rented (its minimum, or what its fewest cards that hold the model take), per memory need."""
+
+    def make() -> FloatArray:
+        offers = slice(None, tables.offer_count)
+        holding = np.where(np.isfinite(fewest_cards[offers]), np.maximum(fewest_cards[offers], 1.0), 1.0)
+        units = np.maximum(tables.min_units[offers], np.ceil(holding / tables.unit_cards[offers]))
+        rate = _row_rates(tables).per_card_hour
+        billed_rate = rate.copy()
+        np.maximum(rate[offers], units * tables.unit_rate_cny_per_hour[offers], out=billed_rate[offers])
+        return frozen(billed_rate)
+
+    return _BILLED_RATES.of(tables.memos).get(memory_needed_gb, make)
+
+
+def _holding_terms(
+    tables: OfferTables, speeds: RowSpeedups, fewest: tuple[float | None, FloatArray]
+) -> _HoldingTerms:
+    memory_needed_gb, fewest_cards = fewest
+    tolerated = _row_rates(tables).tolerated_hours
     with np.errstate(invalid="ignore"):
         reached = tolerated * speeds.fastest
     return _HoldingTerms(
-        time_rate=frozen(rate * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)),
-        billed_rate=frozen(billed_rate),
+        time_rate=frozen(
+            speeds.rate_per_card_hour * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)
+        ),
+        billed_rate=_billed_rate(tables, memory_needed_gb, fewest_cards),
         unreachable=frozen(np.flatnonzero(~speeds.supplied)),
-        tolerated_hours=frozen(tolerated),
+        tolerated_hours=tolerated,
         untolerated_from=float(np.nanmax(reached, initial=0.0)) * (1.0 + _MARGIN) + _MARGIN,
     )
 
@@ -235,10 +276,7 @@ def row_bounds(
 ) -> RowBounds:
     """``RowBounds`` for the expected ``one_card_hours`` (module docstring), over the counts that hold
     the model (``fewest``: a memory need and its fewest cards per row)."""
-    memory_needed_gb, fewest_cards = fewest
-    terms = _HOLDING_TERMS.of(speeds.memos).get(
-        memory_needed_gb, lambda: _holding_terms(tables, speeds, fewest_cards)
-    )
+    terms = _HOLDING_TERMS.of(speeds.memos).get(fewest[0], lambda: _holding_terms(tables, speeds, fewest))
     # The wall-clock hours of every count are at least those of the fastest count, and the card-hours
     # at least the one-card hours times the least n / s(n); each count rents at least the card-hours.
     cost = one_card_hours * terms.time_rate
@@ -271,6 +309,11 @@ def row_bounds(
 # Per layout, the bounds' speed-ups for the rules seen lately; per rule, its terms for the memory needs.
 _ROW_SPEEDUPS: MemoSlot[SpeedupRule, RowSpeedups] = MemoSlot("row speed-ups", size=8, max_bytes=32 * 2**20)
 _HOLDING_TERMS: MemoSlot[float | None, _HoldingTerms] = MemoSlot("holding terms", size=4)
+# Per layout, the position of each row's most cards among its counts; per snapshot, the rates per row and
+# the least billed rate per memory need (the last few needs, as ``evaluation`` keeps their fewest cards).
+_MOST_AT: MemoSlot[int, IntArray] = MemoSlot("most cards at", size=1)
+_ROW_RATES: MemoSlot[int, _RowRates] = MemoSlot("row rates", size=1)
+_BILLED_RATES: MemoSlot[float | None, FloatArray] = MemoSlot("billed rates", size=8)
 
 
 def _smallest(values: FloatArray, count: int) -> IntArray:
