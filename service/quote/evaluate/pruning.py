@@ -120,6 +120,12 @@ class RowBounds:
     # The value bounds worked out, by time value (the seeds and the kept rows read the same)
     _values: dict[float, FloatArray] = field(default_factory=dict, compare=False, repr=False)
 
+    def ranked(self, request: QuoteRequest) -> FloatArray:
+        """The bound of the request's ranking key: cost, hours, or value."""
+        if request.rank_by == "cost":
+            return self.cost
+        return self.hours if request.rank_by == "time" else self.value(request.time_value_cny_per_hour)
+
     def value(self, time_value_cny_per_hour: float | None) -> FloatArray:
         if time_value_cny_per_hour is None:
             return self.cost
@@ -316,19 +322,28 @@ _ROW_RATES: MemoSlot[int, _RowRates] = MemoSlot("row rates", size=1)
 _BILLED_RATES: MemoSlot[float | None, FloatArray] = MemoSlot("billed rates", size=8)
 
 
-def _smallest(values: FloatArray, count: int) -> IntArray:
-    """Indices of ``count`` of the smallest finite ``values`` (fewer when fewer are finite; which of equal
-    values is free: any rows seed the thresholds soundly, the least ones tightly)."""
+def _smallest(values: FloatArray, count: int, left_out: BoolArray | None = None) -> IntArray:
+    """Indices of ``count`` of the smallest finite ``values``, none where ``left_out`` (fewer when fewer
+    are finite; which of equal values is free: any rows seed the thresholds soundly, the least ones
+    tightly)."""
     # The count-th least of every ``_SAMPLE_STEP``-th value is at least the count-th least of all: the
     # values up to it hold the least ones, a few times ``count`` of them to partition instead of all.
     sample = values[::_SAMPLE_STEP]
+    if left_out is not None:
+        sample = sample[~left_out[::_SAMPLE_STEP]]
     if sample.size > count:
         cut = np.partition(sample, count - 1)[count - 1]
         if np.isfinite(cut):
-            within = np.flatnonzero(values <= cut)
+            near = values <= cut
+            if left_out is not None:
+                near &= ~left_out
+            within = np.flatnonzero(near)
             least: IntArray = within[np.argpartition(values.take(within), count - 1)[:count]]
             return _with_ties(values, least, within, count)
-    finite = np.flatnonzero(np.isfinite(values))
+    usable = np.isfinite(values)
+    if left_out is not None:
+        usable &= ~left_out
+    finite = np.flatnonzero(usable)
     if finite.size <= count:
         return finite
     chosen: IntArray = finite[np.argpartition(values[finite], count - 1)[:count]]
@@ -351,11 +366,11 @@ def seed_rows(
     (when the ranking is not by time, the hours' threshold is the fastest candidate's:
     ``key_thresholds``)."""
     count = 2 * request.limit + _SEED_EXTRA
-    value = bounds.value(request.time_value_cny_per_hour)
-    ranked = {"cost": bounds.cost, "time": bounds.hours, "value": value}[request.rank_by]
-    picked = [_smallest(bounds.cost, count), _smallest(value, count)]
+    picked = [_smallest(bounds.cost, count)]
+    if request.rank_by == "value":  # the only ranking whose thresholds read the value
+        picked.append(_smallest(bounds.value(request.time_value_cny_per_hour), count))
     if interruptible.any():
-        picked.append(_smallest(np.where(interruptible, np.inf, ranked), count))
+        picked.append(_smallest(bounds.ranked(request), count, left_out=interruptible))
     by_hours = _smallest(bounds.hours, count).astype(np.int64)
     if request.rank_by == "time":
         picked.append(by_hours)
@@ -503,11 +518,14 @@ def kept_rows(
     for the rows without the spot risk alone), in two sets: the rows that can reach one by cost or
     value (or by hours when the ranking is by time), billed whole; and those that reach the hours'
     threshold alone, the fastest candidate's, of which only the cells within it can be returned."""
-    keys = (bounds.cost, bounds.hours, bounds.value(request.time_value_cny_per_hour))
-    whole = (keys[0] <= thresholds.cost) | (keys[2] <= thresholds.value)
-    if thresholds.safe_key is not None:
-        whole |= ~interruptible & (keys[thresholds.safe_key] <= thresholds.safe)
-    by_hours = keys[1] <= thresholds.hours
+    whole = bounds.cost <= thresholds.cost
+    # A value within its threshold: none below -inf (the ranking is not by value), and every row within
+    # an infinite one has its cost within the cost's, infinite too (every candidate was billed).
+    if np.isfinite(thresholds.value):
+        whole |= bounds.value(request.time_value_cny_per_hour) <= thresholds.value
+    if thresholds.safe_key is not None:  # the ranking's key
+        whole |= ~interruptible & (bounds.ranked(request) <= thresholds.safe)
+    by_hours = bounds.hours <= thresholds.hours
     if request.rank_by == "time":
         return np.flatnonzero(whole | by_hours), np.empty(0, dtype=np.int64)
     return np.flatnonzero(whole), np.flatnonzero(by_hours & ~whole)
