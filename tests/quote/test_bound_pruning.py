@@ -157,9 +157,9 @@ def _bills(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     billed: list[int] = []
     original = evaluation._bill
 
-    def counting(job: Any, layout: Layout) -> Any:
+    def counting(job: Any, layout: Layout, *speedups: Any) -> Any:
         billed.append(layout.cells.size)
-        return original(job, layout)
+        return original(job, layout, *speedups)
 
     monkeypatch.setattr(evaluation, "_bill", counting)
     return billed

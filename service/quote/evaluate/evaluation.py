@@ -62,7 +62,7 @@ from service.quote.evaluate.figures import (
 )
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import FigureRows, HighWithin, judge, limits_of
-from service.quote.evaluate.layout import Layout, cached_layout
+from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
 from service.quote.evaluate.pruning import (
@@ -249,13 +249,12 @@ class _Billed:
     bounds: BoundTerms
 
 
-def _bill(job: _Request, layout: Layout) -> _Billed:
-    """The figures of ``layout``'s cells (the request's own, or some of its rows'), and the combined
-    plans there quoted only where they beat every product they combine."""
+def _bill(job: _Request, layout: Layout, speedups: GatheredSpeedups | None = None) -> _Billed:
+    """The figures of ``layout``'s cells (the request's own, or some of its rows', whose speed-ups are
+    ``speedups``), and the combined plans there quoted only where they beat every product they combine."""
     tables, request = job.tables, job.resolved.request
-    speedups = (
-        layout.gathered(job.rule, tables) if layout is job.layout else layout.gathered_once(job.rule, tables)
-    )
+    if speedups is None:
+        speedups = layout.gathered(job.rule, tables)
     losses = job.billed_losses
     figures = bill(tables, layout, job.one_card_hours, speedups, job.extra_hours, losses)
     requested = layout.requested
@@ -517,10 +516,11 @@ def _pruned(job: _Request) -> Evaluation | None:
         job.matching,
         (job.resolved.memory_needed_gb, job.fewest_cards),
     )
-    forced = layout.plan_cells(tables)
     rows, fastest_rows = seed_rows(bounds, request, tables.interruptible)
-    at = _merged(_merged(layout.cells_of(rows, tables), _fastest_cells(job, fastest_rows, None)), forced)
-    billed = _bill(job, layout.subset(at, tables))
+    at, seeded, speedups = layout.subset_with_plans(
+        _merged(layout.cells_of(rows, tables), _fastest_cells(job, fastest_rows, None)), job.rule, tables
+    )
+    billed = _bill(job, seeded, speedups)
     judgement = judged_by_row(
         layout,
         tables,
@@ -550,10 +550,10 @@ def _pruned(job: _Request) -> Evaluation | None:
     kept, kept_fastest = kept_rows(bounds, thresholds, request, tables.interruptible)
     needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
     if not np.isin(needed, at, assume_unique=True).all():
-        at = _merged(needed, forced)
-        if at.size > _WHOLE_BILL_SHARE * layout.cells.size:
+        if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
             return None  # the bounds keep most rows: billing the whole layout costs less
-        billed = _bill(job, layout.subset(at, tables))
+        _, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)
+        billed = _bill(job, kept_layout, speedups)
     runnable, qualifying = judgement.at(billed.layout, billed.requested)
     judged = (runnable, qualifying, judgement.used_stale, judgement.excluded, None)
     return _evaluation(job, billed, judged, quoted_offers=judgement.quoted)
@@ -577,8 +577,8 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:
         return None
-    at = _merged(layout.cells_of(rows, tables), layout.plan_cells(tables))
-    billed = _bill(job, layout.subset(at, tables))
+    at, within_reach, speedups = layout.subset_with_plans(layout.cells_of(rows, tables), job.rule, tables)
+    billed = _bill(job, within_reach, speedups)
     requested = _requested_quoting_plans(layout, billed)
     # The figures the limits judge at every cell, the deadline's after the lead time as ``judge`` adds
     # it: the billed cells', and past the limits everywhere else (the lead gathered for those alone).

@@ -124,11 +124,6 @@ class Layout:
         cell: a pruned evaluation reads them at its few cells from ``scaling`` instead."""
         return _SPEEDUPS.of(self.memos).get(rule, lambda: self._gather(self.scaling(rule, tables)))
 
-    def gathered_once(self, rule: SpeedupRule, tables: OfferTables) -> GatheredSpeedups:
-        """``gathered``, not kept: for a layout billed once (``subset``'s), whose cache would only be
-        weighed and dropped."""
-        return self._gather(rule.columns(tables, self.counts))
-
     def expected_speedups(self, scaling: ScalingColumns, positions: IntArray | None = None) -> FloatArray:
         """The expected speed-ups of ``scaling`` at the cells at ``positions`` (None: every cell), as
         ``gathered`` lays them out, looked up in its table without keeping them."""
@@ -238,13 +233,14 @@ class Layout:
         cells = np.union1d(self.cells_of(plan_rows, tables), self.plans.parts_at.ravel())
         return frozen(cells.astype(np.int64))
 
-    def subset(self, at: IntArray, tables: OfferTables) -> Layout:
+    def subset(self, at: IntArray, tables: OfferTables, *, with_plans: bool = True) -> Layout:
         """The layout of this one's cells at positions ``at`` (ascending), every one billed cell by cell;
-        the combined plans' cells and the products they combine must be among them."""
+        the combined plans' cells and the products they combine must be among them (``with_plans``
+        False: none of them, and the subset has no plans)."""
         # ``take`` rather than indexing: a third of the time on these arrays of a million cells.
         cells, cell_offer = self.cells.take(at), self.cell_offer.take(at)
         columns = cells // tables.size
-        plans = self.plans
+        plans = self.plans if with_plans else None
         if plans is not None:
             plans = replace(
                 plans,
@@ -267,6 +263,56 @@ class Layout:
             machines=None if self.machines is None else self.machines.take(at),
         )
 
+    def subset_with_plans(
+        self, own: IntArray, rule: SpeedupRule, tables: OfferTables
+    ) -> tuple[IntArray, Layout, GatheredSpeedups]:
+        """The positions (ascending) of the cells at ``own`` and of every combined plan's cells with the
+        products they combine (``plan_cells``), their ``subset`` and its speed-ups under ``rule``: the
+        plans' part, the same for every request of the layout, is taken once (and its speed-ups once per
+        rule) and merged with the rest, which is taken per call."""
+        part = _PLAN_PART.of(self.memos).get(0, lambda: self._plan_part(tables))
+        if part is None:
+            own_layout = self.subset(own, tables)
+            return own, own_layout, own_layout._gather(self.scaling(rule, tables))
+        forced = part.at
+        found = forced.take(np.minimum(np.searchsorted(forced, own), forced.size - 1))
+        extra = own[found != own]
+        plan_speedups = part.layout.gathered(rule, tables)
+        if extra.size == 0:
+            return forced, part.layout, plan_speedups
+        rest = self.subset(extra, tables, with_plans=False)
+        at = np.concatenate((extra, forced))
+        order = np.argsort(at, kind="stable")  # a merge of two ascending runs
+        rank = np.empty_like(order)
+        rank[order] = np.arange(order.size)
+
+        def merged(first: ArrayT, second: ArrayT) -> ArrayT:
+            return np.concatenate((first, second)).take(order)  # type: ignore[return-value]
+
+        plans = part.layout.plans
+        assert plans is not None
+        layout = replace(
+            part.layout,
+            cells=merged(rest.cells, part.layout.cells),
+            cell_offer=merged(rest.cell_offer, part.layout.cell_offer),
+            cell_cards=merged(rest.cell_cards, part.layout.cell_cards),
+            requested=merged(rest.requested, part.layout.requested),
+            units=merged(rest.units, part.layout.units),
+            supplies=merged(rest.supplies, part.layout.supplies),
+            plans=replace(
+                plans, at=rank.take(extra.size + plans.at), parts_at=rank.take(extra.size + plans.parts_at)
+            ),
+        )
+        rest_speedups = rest._gather(self.scaling(rule, tables))  # the same counts: the same columns
+        speedups = replace(plan_speedups, sparse=merged(rest_speedups.sparse, plan_speedups.sparse))
+        return at.take(order), layout, speedups
+
+    def _plan_part(self, tables: OfferTables) -> _PlanPart | None:
+        if self.plans is None:
+            return None
+        at = self.plan_cells(tables)
+        return _PlanPart(at=at, layout=self.subset(at, tables))
+
 
 def _by_row(cell_offer: IntArray, rows: int) -> tuple[IntArray, IntArray]:
     """The cells ordered by their row (stably), and where each row's cells start in that order."""
@@ -278,6 +324,19 @@ def _by_row(cell_offer: IntArray, rows: int) -> tuple[IntArray, IntArray]:
 # Each layout's cells grouped by row, for the rows a pruned evaluation bills (``Layout.cells_of``).
 _ROW_CELLS: MemoSlot[int, tuple[IntArray, IntArray]] = MemoSlot("cells by row", size=1)
 _PLAN_CELLS: MemoSlot[int, IntArray] = MemoSlot("plan cells", size=1)
+
+
+@dataclass(frozen=True, slots=True)
+class _PlanPart:
+    """A layout's combined plans' cells with the products they combine: their positions among its cells
+    (``Layout.plan_cells``) and their ``subset``."""
+
+    at: IntArray
+    layout: Layout
+
+
+# Each layout's plans' part, which every pruned evaluation of it bills (``Layout.subset_with_plans``).
+_PLAN_PART: MemoSlot[int, _PlanPart | None] = MemoSlot("plans' part", size=1)
 
 
 class _AtCells(Protocol):
