@@ -127,9 +127,10 @@ def _memory_warnings(resolved: ResolvedRequest, evaluation: Evaluation, tables: 
     communication = request.workload.communication
     # Heavy as the caller says, or where the model must be split across cards (``jobs.batch``).
     split = communication is None and request.scaling is None and resolved.kind.shortened_by_cards
-    heavy = fits_one_machine & (evaluation.min_cards > 1) if split else fits_one_machine
-    if (communication == "heavy" or split) and heavy.any():
-        warnings.append(said("hint_single_machine", lang, need=number_text(needed)))
+    if communication == "heavy" or split:
+        heavy = fits_one_machine & (evaluation.min_cards > 1) if split else fits_one_machine
+        if heavy.any():
+            warnings.append(said("hint_single_machine", lang, need=number_text(needed)))
     if not fits_one_machine.any():
         warnings.append(said("warn_cluster_only", lang, need=number_text(needed)))
     return warnings

@@ -33,16 +33,16 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     billed for one card, or at most one machine the offer rents as one unit (a cluster whose minimum
     bills many cards is no single card); None when no such option exists."""
     column, rows = evaluation.one_card_at()
-    figures = evaluation.figures[:, column]
+    figures = evaluation.figures  # each figure read at the column's cells alone (the rows read)
     eligible = evaluation.runnable[column] & (
-        figures[Figure.UNITS] * tables.unit_cards[rows] <= np.maximum(tables.machine_cards[rows], 1)
+        figures[Figure.UNITS][column] * tables.unit_cards[rows] <= np.maximum(tables.machine_cards[rows], 1)
     )
     hours_row, cost_row = limit_rows(request)
     with unknown_hours():
         if request.deadline_hours is not None:
-            eligible &= cents_array(figures[hours_row]) / 100 <= request.deadline_hours
+            eligible &= cents_array(figures[hours_row][column]) / 100 <= request.deadline_hours
         if request.budget_cny is not None:
-            eligible &= cents_array(figures[cost_row]) / 100 <= request.budget_cny
+            eligible &= cents_array(figures[cost_row][column]) / 100 <= request.budget_cny
     at = np.flatnonzero(eligible)
     if at.size == 0:
         return None
