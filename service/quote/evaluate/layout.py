@@ -104,7 +104,8 @@ class Layout:
     cell_offer: IntArray  # (cells,) their rows
     cell_cards: FloatArray  # (cells,) their card counts
     requested: BoolArray  # (cells,) quoted, before combined plans are compared with their parts
-    # (cells,) units rented (their hourly rate is the units times the row's unit rate: ``hourly_rate``)
+    # (cells,) units rented (their hourly rate, the units times the row's unit rate, is multiplied when
+    # billed: ``figures.bill``)
     units: FloatArray
     supplies: BoolArray  # (cells,) the offer supplies exactly these cards, within its limits and stock
     dense: int  # counts billed row by row: their whole rows are the first ``dense × rows`` cells
@@ -166,11 +167,6 @@ class Layout:
             if self.bounds_up_front
             else None,
         )
-
-    def hourly_rate(self, tables: OfferTables) -> FloatArray:
-        """``(cells,)`` the hourly rate in CNY of the units each cell rents."""
-        rate: FloatArray = self.units * self.at_cells(tables.unit_rate_cny_per_hour)
-        return rate
 
     def at_cells(self, values: ArrayT) -> ArrayT:
         """Per-row ``values`` at each billed cell: the dense counts' whole rows broadcast, then the
