@@ -204,7 +204,9 @@ def history_bounds(settings: Settings) -> HistoryBounds:
 
 def build_store(settings: Settings) -> tuple[PriceStore, StoreKind]:
     if settings.redis_url is None:
-        return MemoryPriceStore(history=history_bounds(settings)), "memory"
+        return MemoryPriceStore(
+            history=history_bounds(settings), decode_nice=settings.snapshot_build_nice
+        ), "memory"
     # Socket timeouts bound the refresh job's calls; request paths add their own, shorter, deadline. A
     # request never waits longer than that deadline for a pooled connection either.
     client = connect_redis(
