@@ -63,8 +63,10 @@ class MemoryPriceStore:
         self._history: dict[str, bytes] = {}
         self._history_expires_at: dict[str, float] = {}
         # Reads decompress and decode on a thread of their own, as Redis's do: at 96,000 offers a read
-        # takes 0.3 s, which would otherwise hold the event loop.
-        self._decoder = BackgroundThread("gpuquote-store-decode", nice=decode_nice)
+        # takes 0.3 s, which would otherwise hold the event loop. Started on the first read after the
+        # store was made or closed: the embedded store outlives an app that closes it (its contents stay).
+        self._decode_nice = decode_nice
+        self._decoder: BackgroundThread | None = None
         self._lock_token: str | None = None
         self._lock_expires_at = 0.0
 
@@ -74,6 +76,8 @@ class MemoryPriceStore:
     async def read(self, *, expected_vendors: Collection[str] = ()) -> StoreContents:
         # What is read is taken whole on the loop (no await between: a writer cannot interleave), then
         # decoded on the thread; the stored bytes are never changed, only replaced.
+        if self._decoder is None:
+            self._decoder = BackgroundThread("gpuquote-store-decode", nice=self._decode_nice)
         return await self._decoder.run(_contents, self._version, dict(self._offers), dict(self._statuses))
 
     async def write_vendor(self, vendor: str, offers: Sequence[Offer], status: VendorStatus) -> int:
@@ -139,7 +143,9 @@ class MemoryPriceStore:
         return None
 
     async def aclose(self) -> None:
-        self._decoder.close()
+        if self._decoder is not None:
+            self._decoder.close()
+            self._decoder = None
 
 
 def _decoded(stored: bytes) -> list[Offer]:
