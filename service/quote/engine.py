@@ -42,6 +42,7 @@ from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.extras import add_single_card, safe_position
 from service.quote.assemble.quotes import build_quotes
 from service.quote.assemble.warnings import mfu_text
+from service.quote.base.arrays import BoolArray, FloatArray, frozen
 from service.quote.base.memo import MemoSlot, memoized
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, evaluate
@@ -123,17 +124,36 @@ def _memory_warnings(resolved: ResolvedRequest, evaluation: Evaluation, tables: 
     if needed is None or not evaluation.matching.any():
         return []
     warnings = []
-    fits_one_machine = evaluation.matching & (evaluation.min_cards <= tables.machine_cards)
+    # Which rows one machine holds the model on (and which of those it must be split on), per memory need.
+    holds, split_holds = _ONE_MACHINE.of(tables.memos).get(
+        needed, lambda: _one_machine(evaluation.min_cards, tables.machine_cards)
+    )
+    every_match = bool(evaluation.matching.all())
+    fits_one_machine = holds if every_match else evaluation.matching & holds
     communication = request.workload.communication
     # Heavy as the caller says, or where the model must be split across cards (``jobs.batch``).
     split = communication is None and request.scaling is None and resolved.kind.shortened_by_cards
     if communication == "heavy" or split:
-        heavy = fits_one_machine & (evaluation.min_cards > 1) if split else fits_one_machine
+        if not split:
+            heavy = fits_one_machine
+        else:
+            heavy = split_holds if every_match else evaluation.matching & split_holds
         if heavy.any():
             warnings.append(said("hint_single_machine", lang, need=number_text(needed)))
     if not fits_one_machine.any():
         warnings.append(said("warn_cluster_only", lang, need=number_text(needed)))
     return warnings
+
+
+def _one_machine(min_cards: FloatArray, machine_cards: FloatArray) -> tuple[BoolArray, BoolArray]:
+    """Per row, whether one of its machines holds the model (``min_cards`` of a memory need), and whether
+    it does so split over more than one card."""
+    holds = min_cards <= machine_cards
+    return frozen(holds), frozen(holds & (min_cards > 1))
+
+
+# Per table, ``_one_machine`` of the memory needs seen lately (as ``evaluate`` keeps their fewest cards).
+_ONE_MACHINE: MemoSlot[float, tuple[BoolArray, BoolArray]] = MemoSlot("one machine holds", size=8)
 
 
 def _hours_warnings(

@@ -14,13 +14,13 @@ from collections.abc import Mapping
 import numpy as np
 
 from adapters.gpus import GpuCatalog, conversion_range
-from service.quote.base.arrays import FloatArray
+from service.quote.base.arrays import BoolArray, FloatArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.model.sizing import one_card_hours
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
 
-__all__ = ["conversion_of", "gpu_facts", "one_card_hours_of"]
+__all__ = ["conversion_of", "gpu_facts", "known_hours", "one_card_hours_of"]
 
 
 def conversion_of(
@@ -36,10 +36,14 @@ def conversion_of(
     if reference is None:
         ones = np.ones((3, tables.size))
         return ones, ones
-    ratios = tuple(sorted(resolved.speed_ratios.items()))
+    key = _conversion_key(resolved, catalog, reference)
     return _CONVERSIONS.of(tables.memos).get(
-        (catalog, reference, ratios), lambda: _converted(tables, catalog, reference, dict(ratios))
+        key, lambda: _converted(tables, catalog, reference, dict(key[2]))
     )
+
+
+def _conversion_key(resolved: ResolvedRequest, catalog: GpuCatalog, reference: str) -> _ConversionKey:
+    return catalog, reference, tuple(sorted(resolved.speed_ratios.items()))
 
 
 def _converted(
@@ -61,9 +65,8 @@ def _converted(
 
 
 # Each offer's speed over a reference GPU, by (catalog, reference GPU, measured ratios), per snapshot.
-_CONVERSIONS: MemoSlot[
-    tuple[GpuCatalog, str, tuple[tuple[str, float], ...]], tuple[FloatArray, FloatArray]
-] = MemoSlot("conversions", size=64)
+_ConversionKey = tuple[GpuCatalog, str, tuple[tuple[str, float], ...]]
+_CONVERSIONS: MemoSlot[_ConversionKey, tuple[FloatArray, FloatArray]] = MemoSlot("conversions", size=64)
 
 
 def one_card_hours_of(
@@ -80,6 +83,45 @@ def one_card_hours_of(
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
     hours: FloatArray = resolved.job.hours / fastest_first
     return conversion, hours
+
+
+def known_hours(
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog, hours: FloatArray
+) -> BoolArray:
+    """``(offers,)``, a new array: whether every bound of an offer's one-card ``hours``
+    (``one_card_hours_of``) is finite.
+
+    Converted hours are the job's hours over each speed: finite wherever the speed is a number other
+    than 0, unless the quotient overflows, and it overflows nowhere when it does not at the smallest
+    such speed (a correctly rounded quotient only falls as the divisor grows). So the offers whose three
+    speeds are such numbers are kept per conversion, and the three rows are read only when the job's
+    hours overflow somewhere.
+    """
+    reference = resolved.reference_gpu
+    if resolved.job.sizing is None and reference is not None:
+        _, fastest_first = conversion_of(tables, resolved, catalog)
+        rated, smallest = _RATED.of(tables.memos).get(
+            _conversion_key(resolved, catalog, reference), lambda: _rated(fastest_first)
+        )
+        with np.errstate(over="ignore", divide="ignore"):
+            if np.isfinite(np.float64(resolved.job.hours) / smallest):
+                return rated.copy()
+    finite = np.isfinite(hours)
+    known: BoolArray = finite[0] & finite[1] & finite[2]
+    return known
+
+
+def _rated(speeds: FloatArray) -> tuple[BoolArray, float]:
+    """Per offer, whether each of its ``speeds`` (``(3, offers)``) is a number other than 0; and the
+    smallest magnitude among those (+inf without any)."""
+    usable = ~np.isnan(speeds) & (speeds != 0)
+    rated = frozen(usable[0] & usable[1] & usable[2])
+    magnitudes = np.abs(speeds[usable])
+    return rated, float(magnitudes.min()) if magnitudes.size else float(np.inf)
+
+
+# Per conversion (``_CONVERSIONS``' key), the offers it rates and its smallest speed.
+_RATED: MemoSlot[_ConversionKey, tuple[BoolArray, float]] = MemoSlot("rated offers", size=64)
 
 
 def gpu_facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:

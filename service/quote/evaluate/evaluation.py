@@ -51,7 +51,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
-from service.quote.evaluate.conversion import gpu_facts, one_card_hours_of
+from service.quote.evaluate.conversion import gpu_facts, known_hours, one_card_hours_of
 from service.quote.evaluate.figures import (
     Figure,
     add_data_fees,
@@ -73,6 +73,7 @@ from service.quote.evaluate.pruning import (
     row_bounds,
     row_speedups,
     rows_within_reach,
+    safe_rows,
     seed_rows,
     single_card_cost,
 )
@@ -206,6 +207,20 @@ def _fewest_cards(tables: OfferTables, memory_needed_gb: float | None) -> FloatA
     return frozen(min_cards(memory_needed_gb, tables.gpu_memory_gb))
 
 
+def _stale(tables: OfferTables, now_s: float, price_max_age_s: float) -> BoolArray:
+    """``(rows,)``: whether each price is older than ``price_max_age_s`` at ``now_s``. An age only falls
+    as the fetch time grows, so when the oldest price is within the age (the usual case) none is past it:
+    one read-only array of False per table, not a pass over every row."""
+    oldest_s = _OLDEST.of(tables.memos).get(0, lambda: float(np.nanmin(tables.fetched_at_s, initial=np.inf)))
+    if not (now_s - oldest_s) > price_max_age_s:
+        return _NONE_STALE.of(tables.memos).get(0, lambda: frozen(np.zeros(tables.size, dtype=np.bool_)))
+    stale: BoolArray = (now_s - tables.fetched_at_s) > price_max_age_s
+    return stale
+
+
+# Per table, its oldest fetch time, and a row mask of False (no price stale).
+_OLDEST: MemoSlot[int, float] = MemoSlot("oldest price", size=1)
+_NONE_STALE: MemoSlot[int, BoolArray] = MemoSlot("no price stale", size=1)
 # Each memory need's fewest cards per row, one read-only array for every request of that model size (what
 # a serving job's layout is kept by: ``jobs.serving.serving_layout``): the last few needs, enough for a
 # request and its quantized alternatives (an array is 0.8 MB at 100,000 rows).
@@ -392,6 +407,17 @@ def _merged(first: IntArray, second: IntArray) -> IntArray:
     return both
 
 
+def _within(first: IntArray, second: IntArray) -> bool:
+    """Whether every position of ``first`` is in ``second`` (each ascending, once each): their merge
+    (``_merged``'s) then holds as many positions as ``second``. Faster than ``np.isin`` here, whose
+    lookup table spans the positions' range (a million cells at 96,000 offers)."""
+    if first.size > second.size:
+        return False
+    both = np.concatenate((second, first))
+    both.sort(kind="stable")  # a merge of the two ascending runs
+    return int(np.count_nonzero(both[1:] != both[:-1])) + 1 == second.size if both.size else True
+
+
 # Past this share of a layout's cells, billing the rows the bounds keep (their cells gathered into a
 # layout of their own, each billed cell by cell) costs more than billing the whole layout: a 235B model's
 # full fine-tune at 96,000 offers kept 83 % of the cells, 0.35 s pruned against 0.1 s whole.
@@ -516,7 +542,8 @@ def _pruned(job: _Request) -> Evaluation | None:
         job.matching,
         (job.resolved.memory_needed_gb, job.fewest_cards),
     )
-    rows, fastest_rows = seed_rows(bounds, request, tables.interruptible)
+    safe = safe_rows(tables)
+    rows, fastest_rows = seed_rows(bounds, request, safe)
     at, seeded, speedups = layout.subset_with_plans(
         _merged(layout.cells_of(rows, tables), _fastest_cells(job, fastest_rows, None)), job.rule, tables
     )
@@ -543,13 +570,13 @@ def _pruned(job: _Request) -> Evaluation | None:
             judgement.one_card_runnable,
             (bounds, rows),
         ),
-        any_safe=bool((judgement.quoted & ~tables.interruptible).any()),
+        any_safe=bool((judgement.quoted & safe.rows).any()),
     )
     if thresholds is None:
         return None
-    kept, kept_fastest = kept_rows(bounds, thresholds, request, tables.interruptible)
+    kept, kept_fastest = kept_rows(bounds, thresholds, request, safe)
     needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
-    if not np.isin(needed, at, assume_unique=True).all():
+    if not _within(needed, at):
         if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
             return None  # the bounds keep most rows: billing the whole layout costs less
         _, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)
@@ -625,9 +652,8 @@ def evaluate(
 ) -> Evaluation:
     request = resolved.request
     conversion, one_card_hours = one_card_hours_of(tables, resolved, catalog)
-    finite = np.isfinite(one_card_hours)
-    matching = filter_mask(tables, resolved, finite[0] & finite[1] & finite[2])
-    stale = (now_s - tables.fetched_at_s) > price_max_age_s
+    matching = filter_mask(tables, resolved, known_hours(tables, resolved, catalog, one_card_hours))
+    stale = _stale(tables, now_s, price_max_age_s)
     fewest_cards = _FEWEST_CARDS.of(tables.memos).get(
         resolved.memory_needed_gb, lambda: _fewest_cards(tables, resolved.memory_needed_gb)
     )

@@ -57,6 +57,7 @@ from service.quote.resolve import ResolvedRequest
 __all__ = [
     "RowBounds",
     "RowSpeedups",
+    "SafeRows",
     "Thresholds",
     "kept_rows",
     "key_thresholds",
@@ -65,6 +66,7 @@ __all__ = [
     "row_bounds",
     "row_speedups",
     "rows_within_reach",
+    "safe_rows",
     "seed_rows",
     "single_card_cost",
 ]
@@ -322,27 +324,27 @@ _ROW_RATES: MemoSlot[int, _RowRates] = MemoSlot("row rates", size=1)
 _BILLED_RATES: MemoSlot[float | None, FloatArray] = MemoSlot("billed rates", size=8)
 
 
-def _smallest(values: FloatArray, count: int, left_out: BoolArray | None = None) -> IntArray:
-    """Indices of ``count`` of the smallest finite ``values``, none where ``left_out`` (fewer when fewer
+def _smallest(values: FloatArray, count: int, kept_in: BoolArray | None = None) -> IntArray:
+    """Indices of ``count`` of the smallest finite ``values``, only where ``kept_in`` (fewer when fewer
     are finite; which of equal values is free: any rows seed the thresholds soundly, the least ones
     tightly)."""
     # The count-th least of every ``_SAMPLE_STEP``-th value is at least the count-th least of all: the
     # values up to it hold the least ones, a few times ``count`` of them to partition instead of all.
     sample = values[::_SAMPLE_STEP]
-    if left_out is not None:
-        sample = sample[~left_out[::_SAMPLE_STEP]]
+    if kept_in is not None:
+        sample = sample[kept_in[::_SAMPLE_STEP]]
     if sample.size > count:
         cut = np.partition(sample, count - 1)[count - 1]
         if np.isfinite(cut):
             near = values <= cut
-            if left_out is not None:
-                near &= ~left_out
+            if kept_in is not None:
+                near &= kept_in
             within = np.flatnonzero(near)
             least: IntArray = within[np.argpartition(values.take(within), count - 1)[:count]]
             return _with_ties(values, least, within, count)
     usable = np.isfinite(values)
-    if left_out is not None:
-        usable &= ~left_out
+    if kept_in is not None:
+        usable &= kept_in
     finite = np.flatnonzero(usable)
     if finite.size <= count:
         return finite
@@ -357,9 +359,7 @@ def _with_ties(values: FloatArray, chosen: IntArray, pool: IntArray, count: int)
     return tied if tied.size <= _TIED_SEEDS * count else chosen
 
 
-def seed_rows(
-    bounds: RowBounds, request: QuoteRequest, interruptible: BoolArray
-) -> tuple[IntArray, IntArray]:
+def seed_rows(bounds: RowBounds, request: QuoteRequest, safe: SafeRows) -> tuple[IntArray, IntArray]:
     """The rows billed first: the smallest bounds per key, and per the ranking's key among the rows
     without the spot risk (the best plan without it is returned when the recommendation is spot). Two
     sets: the rows billed whole, and those seeded by their hours alone, whose fastest cells are billed
@@ -369,16 +369,38 @@ def seed_rows(
     picked = [_smallest(bounds.cost, count)]
     if request.rank_by == "value":  # the only ranking whose thresholds read the value
         picked.append(_smallest(bounds.value(request.time_value_cny_per_hour), count))
-    if interruptible.any():
-        picked.append(_smallest(bounds.ranked(request), count, left_out=interruptible))
+    if safe.any_spot:
+        picked.append(_smallest(bounds.ranked(request), count, kept_in=safe.rows))
     by_hours = _smallest(bounds.hours, count).astype(np.int64)
     if request.rank_by == "time":
         picked.append(by_hours)
     whole: IntArray = np.unique(np.concatenate(picked).astype(np.int64))
     if request.rank_by == "time":
         return whole, np.empty(0, dtype=np.int64)
-    fastest: IntArray = np.setdiff1d(by_hours, whole, assume_unique=True)
+    # Sorting both, not ``setdiff1d``'s default lookup table, which spans the rows' range.
+    fastest: IntArray = by_hours[~np.isin(by_hours, whole, assume_unique=True, kind="sort")]
     return whole, fastest
+
+
+@dataclass(frozen=True, slots=True)
+class SafeRows:
+    """The rows without the spot risk (``OfferTables.interruptible`` False), and whether any row has it."""
+
+    rows: BoolArray
+    any_spot: bool
+
+
+def safe_rows(tables: OfferTables) -> SafeRows:
+    """The tables' ``SafeRows``, made once."""
+
+    def make() -> SafeRows:
+        interruptible = tables.interruptible
+        return SafeRows(rows=frozen(~interruptible), any_spot=bool(interruptible.any()))
+
+    return _SAFE_ROWS.of(tables.memos).get(0, make)
+
+
+_SAFE_ROWS: MemoSlot[int, SafeRows] = MemoSlot("rows without the spot risk", size=1)
 
 
 def single_card_cost(
@@ -512,7 +534,7 @@ def kept_rows(
     bounds: RowBounds,
     thresholds: Thresholds,
     request: QuoteRequest,
-    interruptible: BoolArray,
+    safe: SafeRows,
 ) -> tuple[IntArray, IntArray]:
     """Every row whose bounds can reach a threshold (the ranking key's wider one, ``Thresholds.safe``,
     for the rows without the spot risk alone), in two sets: the rows that can reach one by cost or
@@ -524,7 +546,7 @@ def kept_rows(
     if np.isfinite(thresholds.value):
         whole |= bounds.value(request.time_value_cny_per_hour) <= thresholds.value
     if thresholds.safe_key is not None:  # the ranking's key
-        whole |= ~interruptible & (bounds.ranked(request) <= thresholds.safe)
+        whole |= safe.rows & (bounds.ranked(request) <= thresholds.safe)
     by_hours = bounds.hours <= thresholds.hours
     if request.rank_by == "time":
         return np.flatnonzero(whole | by_hours), np.empty(0, dtype=np.int64)
