@@ -64,6 +64,6 @@ def bound_hours(
     theirs, high and low: the fewest hours divide by the highest speed-up, the most by the lowest), as
     ``bill`` works out the expected ones; ``losses``: the high end's interruptions."""
     extra = None if extra_hours is None else extra_hours.take(offers)
-    bounds = one_card_hours[::2].take(offers, axis=1)
-    wall_clock_hours(bounds[0], speedups[0], extra, out=out[0])
-    wall_clock_hours(bounds[1], speedups[1], extra, out=out[1], losses=losses)
+    # Row by row: a take from the strided view of rows 0 and 2 would copy both whole rows first.
+    wall_clock_hours(one_card_hours[0].take(offers), speedups[0], extra, out=out[0])
+    wall_clock_hours(one_card_hours[2].take(offers), speedups[1], extra, out=out[1], losses=losses)
