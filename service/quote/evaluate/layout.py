@@ -153,7 +153,9 @@ class Layout:
         rows = scaling.code.size
         head = self.dense * rows
         sparse_at = scaling.at(self.cells[head:] // rows, self.cell_offer[head:])
-        return frozen(np.take(table[: self.dense], scaling.code, axis=1)), frozen(table.take(sparse_at))
+        # No dense count (a subset's cells, each billed on its own): nothing to read every row's column of.
+        dense = np.take(table[: self.dense], scaling.code, axis=1) if self.dense else np.empty((0, rows))
+        return frozen(dense), frozen(table.take(sparse_at))
 
     def _gather(self, scaling: ScalingColumns) -> GatheredSpeedups:
         dense, sparse = self._per_cell(scaling.expected, scaling)
