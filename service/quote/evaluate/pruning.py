@@ -328,20 +328,40 @@ def _smallest(values: FloatArray, count: int, kept_in: BoolArray | None = None) 
     """Indices of ``count`` of the smallest finite ``values``, only where ``kept_in`` (fewer when fewer
     are finite; which of equal values is free: any rows seed the thresholds soundly, the least ones
     tightly)."""
+    (found,) = _smallest_each(values, count, (kept_in,))
+    return found
+
+
+def _smallest_each(values: FloatArray, count: int, kept_ins: tuple[BoolArray | None, ...]) -> list[IntArray]:
+    """``_smallest`` of ``values`` within each of ``kept_ins`` (None: every row), the candidates of all
+    of them found in one pass over every value."""
     # The count-th least of every ``_SAMPLE_STEP``-th value is at least the count-th least of all: the
     # values up to it hold the least ones, a few times ``count`` of them to partition instead of all.
-    sample = values[::_SAMPLE_STEP]
-    if kept_in is not None:
-        sample = sample[kept_in[::_SAMPLE_STEP]]
-    if sample.size > count:
-        cut = np.partition(sample, count - 1)[count - 1]
-        if np.isfinite(cut):
-            near = values <= cut
-            if kept_in is not None:
-                near &= kept_in
-            within = np.flatnonzero(near)
-            least: IntArray = within[np.argpartition(values.take(within), count - 1)[:count]]
-            return _with_ties(values, least, within, count)
+    cuts: list[float | None] = []
+    for kept_in in kept_ins:
+        sample = values[::_SAMPLE_STEP]
+        if kept_in is not None:
+            sample = sample[kept_in[::_SAMPLE_STEP]]
+        cut = float(np.partition(sample, count - 1)[count - 1]) if sample.size > count else None
+        cuts.append(cut if cut is not None and np.isfinite(cut) else None)
+    sampled = [cut for cut in cuts if cut is not None]
+    # Every value within the widest cut, once: each cut's are among them, in the same order.
+    near = np.flatnonzero(values <= max(sampled)) if sampled else None
+    found = []
+    for kept_in, cut in zip(kept_ins, cuts, strict=True):
+        if cut is None or near is None:
+            found.append(_least_finite(values, count, kept_in))
+            continue
+        within = near if len(sampled) == 1 else near[values.take(near) <= cut]
+        if kept_in is not None:
+            within = within[kept_in.take(within)]
+        least: IntArray = within[np.argpartition(values.take(within), count - 1)[:count]]
+        found.append(_with_ties(values, least, within, count))
+    return found
+
+
+def _least_finite(values: FloatArray, count: int, kept_in: BoolArray | None) -> IntArray:
+    """``_smallest`` over every finite value (where the sample cannot bound them)."""
     usable = np.isfinite(values)
     if kept_in is not None:
         usable &= kept_in
@@ -366,20 +386,47 @@ def seed_rows(bounds: RowBounds, request: QuoteRequest, safe: SafeRows) -> tuple
     (when the ranking is not by time, the hours' threshold is the fastest candidate's:
     ``key_thresholds``)."""
     count = 2 * request.limit + _SEED_EXTRA
-    picked = [_smallest(bounds.cost, count)]
+    asked: list[tuple[FloatArray, BoolArray | None]] = [(bounds.cost, None)]
     if request.rank_by == "value":  # the only ranking whose thresholds read the value
-        picked.append(_smallest(bounds.value(request.time_value_cny_per_hour), count))
+        asked.append((bounds.value(request.time_value_cny_per_hour), None))
     if safe.any_spot:
-        picked.append(_smallest(bounds.ranked(request), count, kept_in=safe.rows))
-    by_hours = _smallest(bounds.hours, count).astype(np.int64)
+        asked.append((bounds.ranked(request), safe.rows))
+    asked.append((bounds.hours, None))
+    # The keys that are the same array (the ranking's among the rows without the risk, and among all)
+    # share their pass over every row.
+    found: dict[int, IntArray] = {}
+    for values in {id(values): values for values, _ in asked}.values():
+        at = [index for index, (other, _) in enumerate(asked) if other is values]
+        for index, rows in zip(
+            at, _smallest_each(values, count, tuple(asked[i][1] for i in at)), strict=True
+        ):
+            found[index] = rows
+    picked = [found[index] for index in range(len(asked) - 1)]
+    by_hours = found[len(asked) - 1].astype(np.int64)
     if request.rank_by == "time":
         picked.append(by_hours)
-    whole: IntArray = np.unique(np.concatenate(picked).astype(np.int64))
+    whole = _sorted_unique(np.concatenate(picked).astype(np.int64))
     if request.rank_by == "time":
         return whole, np.empty(0, dtype=np.int64)
-    # Sorting both, not ``setdiff1d``'s default lookup table, which spans the rows' range.
-    fastest: IntArray = by_hours[~np.isin(by_hours, whole, assume_unique=True, kind="sort")]
+    fastest: IntArray = by_hours[~_found_in(whole, by_hours)]
     return whole, fastest
+
+
+def _sorted_unique(rows: IntArray) -> IntArray:
+    """``np.unique`` of a few rows (ascending, once each), by a sort: numpy's hash table costs more here."""
+    rows = np.sort(rows)
+    if rows.size:
+        rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+    return rows
+
+
+def _found_in(sorted_rows: IntArray, rows: IntArray) -> BoolArray:
+    """Per row of ``rows``, whether it is in ``sorted_rows`` (ascending)."""
+    if sorted_rows.size == 0:
+        return np.zeros(rows.size, dtype=np.bool_)
+    at = np.minimum(np.searchsorted(sorted_rows, rows), sorted_rows.size - 1)
+    found: BoolArray = sorted_rows.take(at) == rows
+    return found
 
 
 @dataclass(frozen=True, slots=True)
