@@ -145,6 +145,74 @@ def test_the_rows_seeded_first_hold_the_least_finite_bounds(size: int) -> None:
             assert np.array_equal(np.sort(values[picked]), finite[:count]), trial
 
 
+def _smallest_alone(values: np.ndarray, count: int, kept_in: np.ndarray | None) -> np.ndarray:
+    """``pruning._smallest`` for one mask on its own: a pass over every value for it alone."""
+    sample = values[:: pruning._SAMPLE_STEP]
+    if kept_in is not None:
+        sample = sample[kept_in[:: pruning._SAMPLE_STEP]]
+    if sample.size > count:
+        cut = np.partition(sample, count - 1)[count - 1]
+        if np.isfinite(cut):
+            near = values <= cut
+            if kept_in is not None:
+                near &= kept_in
+            within = np.flatnonzero(near)
+            least = within[np.argpartition(values.take(within), count - 1)[:count]]
+            return pruning._with_ties(values, least, within, count)
+    return pruning._least_finite(values, count, kept_in)
+
+
+def test_keys_sharing_a_pass_pick_what_each_picks_alone() -> None:
+    """``pruning._smallest_each`` finds the rows of several masks over the same values in one pass: each
+    mask's rows must be exactly those ``_smallest`` picks for it alone (the same order, the same ties),
+    where the sample bounds them and where it cannot (too few rows kept, or none finite)."""
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        size = int(rng.choice((20, 700, 9_000)))
+        values = rng.integers(0, 40, size).astype(np.float64) * 1.5
+        values[rng.random(size) < rng.choice((0.0, 0.5, 1.0))] = np.inf
+        masks = tuple(
+            None if share is None else rng.random(size) < share
+            for share in rng.choice(np.array([None, 0.001, 0.2, 0.9], dtype=object), 3)
+        )
+        count = int(rng.choice((4, 36)))
+        together = pruning._smallest_each(values, count, masks)
+        alone = [_smallest_alone(values, count, mask) for mask in masks]
+        for found, expected in zip(together, alone, strict=True):
+            assert np.array_equal(found, expected), trial
+
+
+def test_rows_supplying_no_count_are_bounded_past_every_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row that supplies none of a layout's counts has +inf bounds: whether they come out of the
+    arithmetic (positive hours: ``time_rate`` +inf there) or are set (some row's hours unknown or 0)."""
+    # Every seventh offer out of stock: it supplies no count at all.
+    offers = [
+        msgspec.structs.replace(item, available_cards=0) if index % 7 == 0 else item
+        for index, item in enumerate(_catalog(2).offers)
+    ]
+    market = snapshot(offers)
+    calls: list[tuple[Any, ...]] = []
+    original = pruning.row_bounds
+
+    def capturing(*args: Any) -> pruning.RowBounds:
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(evaluation, "row_bounds", capturing)
+    answers(market, list(requests(41, 60, market)), _PRUNED)
+    unreachable_seen = 0
+    for tables, speeds, one_card_hours, extra_hours, matching, fewest in calls:
+        unreachable = ~speeds.supplied
+        unreachable_seen += int(unreachable.sum())
+        one_unknown = one_card_hours.copy()
+        one_unknown[one_unknown.size // 2] = np.nan
+        for hours in (one_card_hours, one_unknown, np.zeros_like(one_card_hours)):
+            bounds = original(tables, speeds, hours, extra_hours, matching, fewest)
+            assert np.all(bounds.cost[unreachable] == np.inf)
+            assert np.all(bounds.hours[unreachable] == np.inf)
+    assert unreachable_seen > 0
+
+
 def _spot(sku: str, rate_cny: float) -> Offer:
     card_minute = CardHourPricing(cny_per_card_hour=rate_cny, granularity_s=60)
     return msgspec.structs.replace(

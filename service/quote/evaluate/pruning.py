@@ -235,6 +235,9 @@ class _HoldingTerms:
     # tables' and the memory need's alone)
     billed_rate: FloatArray
     unreachable: IntArray  # the rows that supply none of the layout's counts
+    # Every unreachable row's ``billed_rate`` is positive: with positive one-card hours, their bounds come
+    # out +inf without being set (hours over no speed-up, +inf, billed at that rate)
+    unreachable_priced: bool
     tolerated_hours: FloatArray  # the billing tolerance's share of a granule (the tables')
     # One-card hours above which every row's fastest hours pass its tolerated hours
     untolerated_from: float
@@ -263,15 +266,30 @@ def _holding_terms(
     tolerated = _row_rates(tables).tolerated_hours
     with np.errstate(invalid="ignore"):
         reached = tolerated * speeds.fastest
+    unreachable = np.flatnonzero(~speeds.supplied)
+    time_rate = (
+        speeds.rate_per_card_hour * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)
+    )
+    billed_rate = _billed_rate(tables, memory_needed_gb, fewest_cards)
     return _HoldingTerms(
-        time_rate=frozen(
-            speeds.rate_per_card_hour * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)
-        ),
-        billed_rate=_billed_rate(tables, memory_needed_gb, fewest_cards),
-        unreachable=frozen(np.flatnonzero(~speeds.supplied)),
+        time_rate=frozen(time_rate),
+        billed_rate=billed_rate,
+        unreachable=frozen(unreachable),
+        unreachable_priced=_billed_past_every_limit(tables, billed_rate, unreachable),
         tolerated_hours=tolerated,
         untolerated_from=float(np.nanmax(reached, initial=0.0)) * (1.0 + _MARGIN) + _MARGIN,
     )
+
+
+def _billed_past_every_limit(tables: OfferTables, billed_rate: FloatArray, rows: IntArray) -> bool:
+    """Whether infinite hours on each of ``rows`` bill an infinite cost: a positive finite granule, a
+    minimum that is a number, and a positive billed rate."""
+    granularity, minimum = tables.granularity_hours.take(rows), tables.min_billed_hours.take(rows)
+    with np.errstate(invalid="ignore"):
+        billed = (
+            (granularity > 0) & np.isfinite(granularity) & ~np.isnan(minimum) & (billed_rate.take(rows) > 0)
+        )
+    return bool(billed.all())
 
 
 def row_bounds(
@@ -287,8 +305,8 @@ def row_bounds(
     terms = _HOLDING_TERMS.of(speeds.memos).get(fewest[0], lambda: _holding_terms(tables, speeds, fewest))
     # The wall-clock hours of every count are at least those of the fastest count, and the card-hours
     # at least the one-card hours times the least n / s(n); each count rents at least the card-hours.
-    cost = one_card_hours * terms.time_rate
     with np.errstate(divide="ignore", invalid="ignore"):
+        cost = one_card_hours * terms.time_rate
         hours = one_card_hours / speeds.fastest
         if extra_hours is not None:
             cost += extra_hours * speeds.rate_per_card_hour * (1.0 - BILLING_TOLERANCE)
@@ -301,13 +319,15 @@ def row_bounds(
         # share of a granule, billed hours are also at least the wall-clock hours less that tolerance,
         # so the card-hour bound holds once shrunk by it (and only then: a shorter job can round down to
         # the minimum billed).
-        if not float(one_card_hours.min(initial=np.inf)) > terms.untolerated_from:
+        least_hours = float(one_card_hours.min(initial=np.inf))  # NaN where some row's are unknown
+        if not least_hours > terms.untolerated_from:
             cost[~(hours > terms.tolerated_hours)] = 0.0
         rounded = billed_hours(hours, tables.granularity_hours, tables.min_billed_hours)
         rounded *= terms.billed_rate
         np.maximum(cost, rounded, out=cost)
-    cost[terms.unreachable] = np.inf
-    hours[terms.unreachable] = np.inf
+    if not (least_hours > 0 and terms.unreachable_priced):  # else +inf already (``_HoldingTerms``)
+        cost[terms.unreachable] = np.inf
+        hours[terms.unreachable] = np.inf
     if not matching.all():
         cost[~matching] = np.inf
         hours[~matching] = np.inf
@@ -527,7 +547,8 @@ def key_thresholds(
     """The thresholds from the billed rows' candidates (``figures``: their expected cost and hours);
     None when they cannot settle which rows can be returned (fewer candidates than the response takes,
     or a spot recommendation with no plan without it among them)."""
-    cost, hours = figures[0][qualifying], figures[1][qualifying]
+    at = np.flatnonzero(qualifying)  # gathered by position: one pass over the mask, not one per array
+    cost, hours = figures[0].take(at), figures[1].take(at)
     if cost.size == 0:
         return None
     rank_by, limit, time_value = request.rank_by, request.limit, request.time_value_cny_per_hour
@@ -547,8 +568,9 @@ def key_thresholds(
     widened = [_widened(bound) for bound in thresholds]
     # The recommendation is spot when any candidate at the top key is (its tie-breakers aside); the
     # plan without the risk is then returned too, so a row without it is kept up to that plan's key.
-    if any_safe and spot[qualifying][ranked == ranked.min()].any():
-        safe = ~spot[qualifying]
+    spot_at = spot.take(at) if any_safe else None
+    if spot_at is not None and spot_at[ranked == ranked.min()].any():
+        safe = ~spot_at
         if not safe.any():
             return None
         safe_bound = _widened(max(thresholds[key], float(ranked[safe].min())))
