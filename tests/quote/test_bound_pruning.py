@@ -182,6 +182,45 @@ def test_keys_sharing_a_pass_pick_what_each_picks_alone() -> None:
             assert np.array_equal(found, expected), trial
 
 
+@pytest.mark.parametrize("rank_by", ["cost", "time", "value"])
+def test_kept_rows_are_every_row_within_a_threshold(rank_by: str) -> None:
+    """``pruning.kept_rows`` finds the rows within each threshold from one pass per array of bounds: they
+    must be the rows a mask per threshold gives (NaN and infinite bounds, infinite thresholds, the wider
+    threshold of the rows without the spot risk), split into the rows billed whole and by hours alone."""
+    rng = np.random.default_rng(17)
+    request = msgspec.convert(
+        {"workload": {"gpu_hours": 5}, "rank_by": rank_by, "time_value_cny_per_hour": 3.0}, QuoteRequest
+    )
+    for trial in range(80):
+        size = int(rng.choice((10, 400, 5_000)))
+        cost = rng.integers(0, 60, size).astype(np.float64) * 1.5
+        hours = rng.integers(0, 60, size).astype(np.float64) * 0.25
+        for values in (cost, hours):
+            values[rng.random(size) < 0.1] = rng.choice((np.inf, np.nan))
+        bounds = pruning.RowBounds(cost=cost, hours=hours)
+        picks = [float(rng.choice((5.0, 30.0, 89.0, np.inf))) for _ in range(4)]
+        key = {"cost": 0, "time": 1, "value": 2}[rank_by]
+        thresholds = pruning.Thresholds(
+            picks[0], picks[1], picks[2] if rank_by == "value" else -np.inf,
+            safe_key=key if rng.random() < 0.5 else None, safe=picks[3] * 2,
+        )  # fmt: skip
+        interruptible = rng.random(size) < 0.3
+        safe = pruning.SafeRows(rows=~interruptible, any_spot=bool(interruptible.any()))
+        whole_mask = cost <= thresholds.cost
+        if np.isfinite(thresholds.value):
+            whole_mask |= bounds.value(3.0) <= thresholds.value
+        if thresholds.safe_key is not None:
+            whole_mask |= ~interruptible & (bounds.ranked(request) <= thresholds.safe)
+        by_hours = hours <= thresholds.hours
+        whole, fastest = pruning.kept_rows(bounds, thresholds, request, safe)
+        if rank_by == "time":
+            assert np.array_equal(whole, np.flatnonzero(whole_mask | by_hours)), trial
+            assert fastest.size == 0
+        else:
+            assert np.array_equal(whole, np.flatnonzero(whole_mask)), trial
+            assert np.array_equal(fastest, np.flatnonzero(by_hours & ~whole_mask)), trial
+
+
 def test_rows_supplying_no_count_are_bounded_past_every_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """A row that supplies none of a layout's counts has +inf bounds: whether they come out of the
     arithmetic (positive hours: ``time_rate`` +inf there) or are set (some row's hours unknown or 0)."""

@@ -609,14 +609,42 @@ def kept_rows(
     for the rows without the spot risk alone), in two sets: the rows that can reach one by cost or
     value (or by hours when the ranking is by time), billed whole; and those that reach the hours'
     threshold alone, the fastest candidate's, of which only the cells within it can be returned."""
-    whole = bounds.cost <= thresholds.cost
+    reach: list[tuple[FloatArray, float, BoolArray | None]] = [(bounds.cost, thresholds.cost, None)]
     # A value within its threshold: none below -inf (the ranking is not by value), and every row within
     # an infinite one has its cost within the cost's, infinite too (every candidate was billed).
     if np.isfinite(thresholds.value):
-        whole |= bounds.value(request.time_value_cny_per_hour) <= thresholds.value
+        reach.append((bounds.value(request.time_value_cny_per_hour), thresholds.value, None))
     if thresholds.safe_key is not None:  # the ranking's key
-        whole |= safe.rows & (bounds.ranked(request) <= thresholds.safe)
-    by_hours = bounds.hours <= thresholds.hours
+        reach.append((bounds.ranked(request), thresholds.safe, safe.rows))
     if request.rank_by == "time":
-        return np.flatnonzero(whole | by_hours), np.empty(0, dtype=np.int64)
-    return np.flatnonzero(whole), np.flatnonzero(by_hours & ~whole)
+        reach.append((bounds.hours, thresholds.hours, None))
+    # One pass per array of bounds, however many of its thresholds (the ranking's key for all rows and
+    # for those without the spot risk are one array).
+    arrays = {id(values): values for values, _, _ in reach}
+    whole = _sorted_unique(
+        np.concatenate(
+            [
+                _rows_within(values, [(limit, mask) for other, limit, mask in reach if other is values])
+                for values in arrays.values()
+            ]
+        )
+    )
+    if request.rank_by == "time":
+        return whole, np.empty(0, dtype=np.int64)
+    by_hours = _rows_within(bounds.hours, [(thresholds.hours, None)])
+    return whole, by_hours[~_found_in(whole, by_hours)]
+
+
+def _rows_within(values: FloatArray, limits: list[tuple[float, BoolArray | None]]) -> IntArray:
+    """The rows (ascending) whose ``values`` are within any of ``limits``, each for the rows its mask
+    sets (None: every row): the rows within the widest found in one pass, each limit then read at those."""
+    near = np.flatnonzero(values <= max(limit for limit, _ in limits))
+    if len(limits) == 1 and limits[0][1] is None:
+        return near
+    at = values.take(near)
+    kept = np.zeros(near.size, dtype=np.bool_)
+    for limit, mask in limits:
+        within = at <= limit
+        kept |= within if mask is None else within & mask.take(near)
+    found: IntArray = near[kept]
+    return found
