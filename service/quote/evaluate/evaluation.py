@@ -135,14 +135,17 @@ class Evaluation(msgspec.Struct, frozen=True):
     quoted_offers: BoolArray | None = None
 
     def one_card_at(self) -> tuple[slice | IntArray, IntArray]:
-        """The one-card column's cells (positions among ``cells``) and their offers: every offer's, in
-        offer order (billed whole, ``_layout``), or, pruned, those of the offers billed."""
+        """The one-card column's cells (positions among ``cells``, one run of them) and their offers: every
+        offer's, in offer order (billed whole, ``_layout``), or, pruned, those of the offers billed."""
         offers = self.one_card_hours.shape[1]
         if self.quoted_offers is None:
             column = slice(self.one_card_column * offers, (self.one_card_column + 1) * offers)
             return column, np.arange(offers)
-        at = np.flatnonzero(self.cells // offers == self.one_card_column)
-        return at, self.cell_offer[at]
+        # The cells are ascending, so the column's are one run of them.
+        first, end = np.searchsorted(
+            self.cells, (self.one_card_column * offers, (self.one_card_column + 1) * offers)
+        )
+        return slice(int(first), int(end)), self.cell_offer[first:end]
 
     def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:
         """The cells of offers ``offers`` at count columns ``columns`` (each a billed cell)."""
