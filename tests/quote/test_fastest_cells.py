@@ -64,7 +64,7 @@ def _hours(job: Any, at: np.ndarray) -> np.ndarray:
         gathered.sparse.take(np.maximum(at - head, 0)) if gathered.sparse.size else np.nan,
     )
     offers = job.layout.cell_offer.take(at)
-    hours: np.ndarray = job.one_card_hours[1].take(offers) / speedups
+    hours: np.ndarray = job.one_card_hours.expected.take(offers) / speedups
     if job.extra_hours is not None:
         hours = hours + job.extra_hours.take(offers)
     return hours

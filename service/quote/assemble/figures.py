@@ -140,11 +140,11 @@ def _interrupted_hours(
     """The expected compute hours of each chosen candidate (``speedups``: expected and low) and the
     interruptions its high end includes (the count ``evaluate.figures`` adds, from the same figures)."""
     one_card_hours = evaluation.one_card_hours
-    compute: FloatArray = one_card_hours[1].take(rows) / speedups[0]
+    compute: FloatArray = one_card_hours.expected.take(rows) / speedups[0]
     losses = evaluation.losses
     if losses.lost_hours <= 0:
         return compute, np.zeros(rows.size)
     with np.errstate(invalid="ignore", over="ignore"):
-        high_hours = one_card_hours[2].take(rows) / speedups[1]
+        high_hours = one_card_hours.at(2, rows) / speedups[1]
         high: FloatArray = high_count(high_hours * losses.rate(cards, rows, 2))
     return compute, high

@@ -65,7 +65,7 @@ def growth(context: QuoteContext, index: int, cards: int, hours: float) -> Growt
     grown_hours = hours
     if resolved.kind.shortened_by_cards and placed is None:
         column = evaluation.scaling.columns[int(evaluation.scaling.code[index])]
-        one_card = float(evaluation.one_card_hours[1, index]) * factor
+        one_card = float(evaluation.one_card_hours.expected[index]) * factor
         grown_hours = one_card / column.speedup(grown).expected
     if index >= tables.offer_count:
         plan = tables.plans[index - tables.offer_count].at(grown)

@@ -32,7 +32,7 @@ def _on_billed_cards(context: QuoteContext, index: int, figures: QuoteFigures) -
     if billed > min(terms.max_cards, float(tables.available_cards[index])):
         return ""
     column = evaluation.scaling.columns[int(evaluation.scaling.code[index])]
-    hours = float(evaluation.one_card_hours[1, index]) / column.speedup(billed).expected
+    hours = float(evaluation.one_card_hours.expected[index]) / column.speedup(billed).expected
     dataset_gb = resolved.request.workload.dataset_gb
     remote = evaluation.remote
     if dataset_gb and remote is not None and remote[index]:

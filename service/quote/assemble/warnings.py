@@ -133,9 +133,7 @@ def _conversion_warning(context: QuoteContext, index: int, reference: str) -> Me
     warning, hours_range = _converted_templates(
         context.catalog, gpu, reference, measured, low, high, context.lang
     )
-    hours_low, hours, hours_high = (
-        hours_text(bound) for bound in evaluation.one_card_hours[:, index].tolist()
-    )
+    hours_low, hours, hours_high = (hours_text(bound) for bound in evaluation.one_card_hours.of_offer(index))
     written = warning.format(
         reference_hours=hours_text(context.resolved.job.hours),
         hours=hours,
@@ -173,7 +171,7 @@ def _estimate_warning(context: QuoteContext, index: int) -> Message:
         return found
     sizing, lang = context.resolved.job.sizing, context.lang
     assert sizing is not None
-    low, hours, high = (hours_text(bound) for bound in context.evaluation.one_card_hours[:, index].tolist())
+    low, hours, high = (hours_text(bound) for bound in context.evaluation.one_card_hours.of_offer(index))
     written = said(
         "warn_estimated",
         lang,

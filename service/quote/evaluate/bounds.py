@@ -18,6 +18,7 @@ from service.quote.evaluate.hours import CellLosses, bound_hours, wall_clock_hou
 from service.quote.evaluate.layout import Layout, LowSpeedups
 from service.quote.model.billing import billed_hours
 from service.quote.model.interruptions import LossTerms
+from service.quote.model.one_card import OneCardHours
 from service.quote.model.tables import OfferTables
 
 __all__ = ["BoundTerms", "bounds_at", "high_everywhere"]
@@ -30,7 +31,7 @@ class BoundTerms(msgspec.Struct, frozen=True):
     """What billing the low and high bounds of some cells needs beside the tables (``bounds_at``)."""
 
     billed: bool  # the layout billed them up front: nothing to bill
-    one_card_hours: FloatArray  # (3, offers) low / expected / high
+    one_card_hours: OneCardHours  # low / expected / high
     extra_hours: FloatArray | None  # (offers,) waiting for data copied from another city
     fees: tuple[FloatArray, FloatArray] | None  # ``fees_per_offer``
     plans: PricedPlans | None  # the combined plans' cells priced (at ``plans.at``, ascending)
@@ -129,7 +130,7 @@ def high_everywhere(
     with unknown_hours():
         dense_hours = hours[dense].reshape(dense_shape)
         wall_clock_hours(
-            terms.one_card_hours[2],
+            terms.one_card_hours.row(2),
             low.dense,
             extra,
             out=dense_hours,
@@ -143,7 +144,7 @@ def high_everywhere(
         )
         if offers.size:
             wall_clock_hours(
-                terms.one_card_hours[2].take(offers),
+                terms.one_card_hours.at(2, offers),
                 low.sparse,
                 None if extra is None else extra.take(offers),
                 out=hours[sparse],

@@ -4,7 +4,9 @@ expected / high), dividing the caller's hours, or the job's FLOPs over its own p
 The catalog's range between the two models (``adapters.gpus.conversion_range``), or the caller's measured
 ratio (``workload.speed_ratios``) at every end where given; 1 without a reference; NaN for a GPU the
 catalog does not rate (its hours cannot be converted). Kept per snapshot by reference and ratios, and
-each GPU's peak and memory bandwidth per snapshot and catalog (``gpu_facts``).
+each GPU's peak and memory bandwidth per snapshot and catalog (``gpu_facts``). The converted hours are
+a ``model.one_card.OneCardHours``: the expected row divided for every offer, the low and high ones where
+first read (most requests read them at the returned quotes alone).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 from adapters.gpus import GpuCatalog, conversion_range
 from service.quote.base.arrays import BoolArray, FloatArray, frozen
 from service.quote.base.memo import MemoSlot
+from service.quote.model.one_card import OneCardHours
 from service.quote.model.sizing import one_card_hours
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
@@ -71,22 +74,22 @@ _CONVERSIONS: MemoSlot[_ConversionKey, tuple[FloatArray, FloatArray]] = MemoSlot
 
 def one_card_hours_of(
     tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog
-) -> tuple[FloatArray, FloatArray]:
+) -> tuple[FloatArray, OneCardHours]:
     """``(3, offers)`` each: the speed over the reference GPU (``conversion_of``) and the fewest / expected
     / most hours on one card of each offer's GPU. A job given by its tokens is sized on each GPU's own peak
     (``model.sizing``); NaN where the catalog does not rate a GPU (left out with the filters)."""
     sizing = resolved.job.sizing
     if sizing is not None:
         ones = np.ones((3, tables.size))
-        return ones, one_card_hours(sizing.flops, gpu_facts(tables, catalog)[0], sizing.mfu)
+        sized = one_card_hours(sizing.flops, gpu_facts(tables, catalog)[0], sizing.mfu)
+        return ones, OneCardHours.of_rows(sized)
     conversion, fastest_first = conversion_of(tables, resolved, catalog)
     # Most hours on the lowest speed: rows low / expected / high of hours pair with high / expected / low.
-    hours: FloatArray = resolved.job.hours / fastest_first
-    return conversion, hours
+    return conversion, OneCardHours.divided(resolved.job.hours, fastest_first)
 
 
 def known_hours(
-    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog, hours: FloatArray
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog, hours: OneCardHours
 ) -> BoolArray:
     """``(offers,)``, a new array: whether every bound of an offer's one-card ``hours``
     (``one_card_hours_of``) is finite.
@@ -106,7 +109,7 @@ def known_hours(
         with np.errstate(over="ignore", divide="ignore"):
             if np.isfinite(np.float64(resolved.job.hours) / smallest):
                 return rated.copy()
-    finite = np.isfinite(hours)
+    finite = np.isfinite(hours.every())
     known: BoolArray = finite[0] & finite[1] & finite[2]
     return known
 

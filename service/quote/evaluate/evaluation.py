@@ -86,6 +86,7 @@ from service.quote.model.interruptions import (
     LossTerms,
 )
 from service.quote.model.memory import min_cards
+from service.quote.model.one_card import OneCardHours
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
@@ -105,7 +106,7 @@ class Evaluation(msgspec.Struct, frozen=True):
     one_card_column: int
     cells: IntArray  # (cells,) flat (counts × offers) positions
     cell_offer: IntArray  # (cells,) the offer of each
-    one_card_hours: FloatArray  # (3, offers) low / expected / high hours on one card of the offer's GPU
+    one_card_hours: OneCardHours  # low / expected / high hours on one card of each offer's GPU
     conversion: FloatArray  # (3, offers) low / expected / high speed over the reference GPU; 1 unconverted
     min_cards: FloatArray  # (offers,) memory minimum, 1 without a memory check
     stale: BoolArray  # (offers,)
@@ -137,7 +138,7 @@ class Evaluation(msgspec.Struct, frozen=True):
     def one_card_at(self) -> tuple[slice | IntArray, IntArray]:
         """The one-card column's cells (positions among ``cells``, one run of them) and their offers: every
         offer's, in offer order (billed whole, ``_layout``), or, pruned, those of the offers billed."""
-        offers = self.one_card_hours.shape[1]
+        offers = self.one_card_hours.size
         if self.quoted_offers is None:
             column = slice(self.one_card_column * offers, (self.one_card_column + 1) * offers)
             return column, np.arange(offers)
@@ -149,18 +150,18 @@ class Evaluation(msgspec.Struct, frozen=True):
 
     def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:
         """The cells of offers ``offers`` at count columns ``columns`` (each a billed cell)."""
-        return self.cells_at(columns * self.one_card_hours.shape[1] + offers)
+        return self.cells_at(columns * self.one_card_hours.size + offers)
 
     def cells_at(self, positions: IntArray) -> IntArray:
         """The cells at flat (counts × offers) ``positions`` (each a billed cell)."""
-        if self.cells.size == len(self.counts) * self.one_card_hours.shape[1]:
+        if self.cells.size == len(self.counts) * self.one_card_hours.size:
             return positions  # every cell billed
         at: IntArray = np.searchsorted(self.cells, positions)
         return at
 
     def cell(self, column: int, offer: int) -> int:
         """The cell of offer ``offer`` at count column ``column`` (a billed cell)."""
-        return int(np.searchsorted(self.cells, column * self.one_card_hours.shape[1] + offer))
+        return int(np.searchsorted(self.cells, column * self.one_card_hours.size + offer))
 
     def figures_at(
         self,
@@ -180,7 +181,7 @@ class Evaluation(msgspec.Struct, frozen=True):
         """``(offers,)``: whether any count of the offer qualifies."""
         if self.quoted_offers is not None:
             return self.quoted_offers
-        quoted = np.zeros(self.one_card_hours.shape[1], dtype=np.bool_)
+        quoted = np.zeros(self.one_card_hours.size, dtype=np.bool_)
         quoted[self.cell_offer[self.qualifying]] = True
         return quoted
 
@@ -238,7 +239,7 @@ class _Request:
     tables: OfferTables
     resolved: ResolvedRequest
     conversion: FloatArray
-    one_card_hours: FloatArray
+    one_card_hours: OneCardHours
     matching: BoolArray
     stale: BoolArray
     fewest_cards: FloatArray
@@ -495,7 +496,7 @@ def _cells_within_hours(job: _Request, rows: IntArray, within_hours: float) -> I
     layout, tables = job.layout, job.tables
     at, _ = layout.cells_by_row(rows, tables)
     offers = layout.cell_offer.take(at)
-    hours = np.divide(job.one_card_hours[1].take(offers), layout.expected_speedups(job.scaling, at))
+    hours = np.divide(job.one_card_hours.expected.take(offers), layout.expected_speedups(job.scaling, at))
     if job.extra_hours is not None:
         hours += job.extra_hours.take(offers)
     with np.errstate(invalid="ignore"):
@@ -517,7 +518,7 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     if within_hours is None:
         found = fastest.of(rows[~unknown])
         return _merged(found, _cells_within_hours(job, rows[unknown], np.inf)) if unknown.any() else found
-    one_card, extra = job.one_card_hours[1].take(rows), None
+    one_card, extra = job.one_card_hours.expected.take(rows), None
     if job.extra_hours is not None:
         extra = job.extra_hours.take(rows)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -540,7 +541,7 @@ def _pruned(job: _Request) -> Evaluation | None:
     bounds = row_bounds(
         tables,
         speeds,
-        job.one_card_hours[1],
+        job.one_card_hours.expected,
         job.extra_hours,
         job.matching,
         (job.resolved.memory_needed_gb, job.fewest_cards),
@@ -569,7 +570,7 @@ def _pruned(job: _Request) -> Evaluation | None:
             tables,
             layout,
             job.scaling,
-            (job.one_card_hours[1], job.extra_hours, job.fees),
+            (job.one_card_hours.expected, job.extra_hours, job.fees),
             judgement.one_card_runnable,
             (bounds, rows),
         ),
@@ -599,7 +600,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     bounds = row_bounds(
         tables,
         speeds,
-        job.one_card_hours[1],
+        job.one_card_hours.expected,
         job.extra_hours,
         job.matching,
         (job.resolved.memory_needed_gb, job.fewest_cards),
@@ -663,7 +664,7 @@ def evaluate(
     workload = request.workload
     kind = resolved.kind
     replica_tps = replica_throughput(tables, resolved.job, fewest_cards, gpu_facts(tables, catalog))
-    rows = CandidateRows(matching, fewest_cards, one_card_hours[1], one_card_hours[2], replica_tps)
+    rows = CandidateRows(matching, fewest_cards, one_card_hours.expected, one_card_hours, replica_tps)
     rule = kind.speedups(tables, resolved.job, request, resolved.curve, cross_node_factor, rows)
     candidates = kind.candidates(
         tables,

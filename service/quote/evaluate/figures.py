@@ -29,6 +29,7 @@ from service.quote.evaluate.layout import GatheredSpeedups, Layout
 from service.quote.evaluate.locality import data_fees
 from service.quote.model.billing import billed_hours
 from service.quote.model.interruptions import LossTerms
+from service.quote.model.one_card import OneCardHours
 from service.quote.model.tables import OfferTables
 
 __all__ = [
@@ -104,7 +105,7 @@ def _bill_cells(
 def bill(
     tables: OfferTables,
     layout: Layout,
-    one_card_hours: FloatArray,
+    one_card_hours: OneCardHours,
     speedups: GatheredSpeedups,
     extra_hours: FloatArray | None,
     losses: LossTerms | None,
@@ -125,7 +126,7 @@ def bill(
     if speedups.every_bound is not None:  # every count dense
         _bill_cells(
             figures[_BILLED_ROWS].reshape(_BILLED_ROWS.stop - _BILLED_ROWS.start, *dense_shape),
-            one_card_hours[:, None, :],
+            one_card_hours.every()[:, None, :],
             speedups.every_bound,
             extra_hours,
             (tables.granularity_hours, tables.min_billed_hours, rate.reshape(dense_shape)),
@@ -134,7 +135,7 @@ def bill(
         return figures
     hours, billed = figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS]
     dense_hours = hours[dense].reshape(dense_shape)
-    wall_clock_hours(one_card_hours[1], speedups.dense, extra_hours, out=dense_hours)
+    wall_clock_hours(one_card_hours.expected, speedups.dense, extra_hours, out=dense_hours)
     billed_hours(
         dense_hours,
         tables.granularity_hours,
@@ -145,7 +146,7 @@ def bill(
     if dense.stop < layout.cells.size:
         offers = layout.cell_offer[sparse]
         extra = None if extra_hours is None else extra_hours.take(offers)
-        wall_clock_hours(one_card_hours[1].take(offers), speedups.sparse, extra, out=hours[sparse])
+        wall_clock_hours(one_card_hours.expected.take(offers), speedups.sparse, extra, out=hours[sparse])
         granularity, minimum = tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
         billed_hours(hours[sparse], granularity, minimum, out=billed[sparse])
     np.multiply(billed, rate, out=figures[Figure.COST_EXPECTED])

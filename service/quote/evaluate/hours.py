@@ -15,6 +15,7 @@ import numpy as np
 
 from service.quote.base.arrays import FloatArray, IntArray
 from service.quote.model.interruptions import LossTerms
+from service.quote.model.one_card import OneCardHours
 
 __all__ = ["CellLosses", "bound_hours", "wall_clock_hours"]
 
@@ -52,7 +53,7 @@ def wall_clock_hours(
 
 
 def bound_hours(
-    one_card_hours: FloatArray,
+    one_card_hours: OneCardHours,
     offers: IntArray,
     speedups: tuple[FloatArray, FloatArray],
     extra_hours: FloatArray | None,
@@ -64,6 +65,5 @@ def bound_hours(
     theirs, high and low: the fewest hours divide by the highest speed-up, the most by the lowest), as
     ``bill`` works out the expected ones; ``losses``: the high end's interruptions."""
     extra = None if extra_hours is None else extra_hours.take(offers)
-    # Row by row: a take from the strided view of rows 0 and 2 would copy both whole rows first.
-    wall_clock_hours(one_card_hours[0].take(offers), speedups[0], extra, out=out[0])
-    wall_clock_hours(one_card_hours[2].take(offers), speedups[1], extra, out=out[1], losses=losses)
+    wall_clock_hours(one_card_hours.at(0, offers), speedups[0], extra, out=out[0])
+    wall_clock_hours(one_card_hours.at(2, offers), speedups[1], extra, out=out[1], losses=losses)

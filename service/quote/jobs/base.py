@@ -30,6 +30,7 @@ import numpy as np
 from schemas.quote import Communication, QuoteRequest, Task, Workload, WorkloadKind
 from service.quote.base.arrays import ArrayT, BoolArray, FloatArray
 from service.quote.base.paths import FastPaths
+from service.quote.model.one_card import OneCardHours
 from service.quote.model.scaling import ScalingColumns, ScalingCurve, speedup_columns
 from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
@@ -220,9 +221,13 @@ class CandidateRows(msgspec.Struct, frozen=True):
     matching: BoolArray
     fewest_cards: FloatArray
     one_card_hours: FloatArray
-    one_card_hours_high: FloatArray
+    every_hours: OneCardHours  # low / expected / high (the high row divided where first read)
     # (3, rows) low / expected / high tokens per second one replica serves, for a throughput target
     replica_tokens_per_s: FloatArray | None = None
+
+    @property
+    def one_card_hours_high(self) -> FloatArray:
+        return self.every_hours.row(2)
 
 
 class JobKind(ABC):
