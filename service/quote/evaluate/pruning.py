@@ -235,8 +235,8 @@ class _HoldingTerms:
     # tables' and the memory need's alone)
     billed_rate: FloatArray
     unreachable: IntArray  # the rows that supply none of the layout's counts
-    # Every unreachable row's ``billed_rate`` is positive: with positive one-card hours, their bounds come
-    # out +inf without being set (hours over no speed-up, +inf, billed at that rate)
+    # Every unreachable row bills +inf for +inf hours (``_billed_past_every_limit``): with positive
+    # one-card hours, their bounds come out +inf without being set (hours over no speed-up are +inf)
     unreachable_priced: bool
     tolerated_hours: FloatArray  # the billing tolerance's share of a granule (the tables')
     # One-card hours above which every row's fastest hours pass its tolerated hours
