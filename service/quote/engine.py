@@ -129,18 +129,16 @@ def _memory_warnings(resolved: ResolvedRequest, evaluation: Evaluation, tables: 
         needed, lambda: _one_machine(evaluation.min_cards, tables.machine_cards)
     )
     every_match = bool(evaluation.matching.all())
-    fits_one_machine = holds if every_match else evaluation.matching & holds
+
+    def matching(rows: BoolArray) -> BoolArray:
+        return rows if every_match else evaluation.matching & rows
+
     communication = request.workload.communication
     # Heavy as the caller says, or where the model must be split across cards (``jobs.batch``).
     split = communication is None and request.scaling is None and resolved.kind.shortened_by_cards
-    if communication == "heavy" or split:
-        if not split:
-            heavy = fits_one_machine
-        else:
-            heavy = split_holds if every_match else evaluation.matching & split_holds
-        if heavy.any():
-            warnings.append(said("hint_single_machine", lang, need=number_text(needed)))
-    if not fits_one_machine.any():
+    if (communication == "heavy" or split) and matching(split_holds if split else holds).any():
+        warnings.append(said("hint_single_machine", lang, need=number_text(needed)))
+    if not matching(holds).any():
         warnings.append(said("warn_cluster_only", lang, need=number_text(needed)))
     return warnings
 

@@ -131,7 +131,7 @@ def test_the_rows_seeded_first_hold_the_least_finite_bounds(size: int) -> None:
         unreachable = rng.random(size) < rng.choice((0.0, 0.3, 0.99, 1.0))
         values[unreachable] = rng.choice((np.inf, np.nan), int(unreachable.sum()))
         count = int(rng.choice((18, 36, 216)))
-        picked = pruning._smallest(values, count)
+        (picked,) = pruning._smallest(values, count)
         finite = np.sort(values[np.isfinite(values)])
         assert np.unique(picked).size == picked.size, trial
         if finite.size <= count:
@@ -163,8 +163,8 @@ def _smallest_alone(values: np.ndarray, count: int, kept_in: np.ndarray | None) 
 
 
 def test_keys_sharing_a_pass_pick_what_each_picks_alone() -> None:
-    """``pruning._smallest_each`` finds the rows of several masks over the same values in one pass: each
-    mask's rows must be exactly those ``_smallest`` picks for it alone (the same order, the same ties),
+    """``pruning._smallest`` finds the rows of several masks over the same values in one pass: each
+    mask's rows must be exactly those it picks for each alone (the same order, the same ties),
     where the sample bounds them and where it cannot (too few rows kept, or none finite)."""
     rng = np.random.default_rng(11)
     for trial in range(60):
@@ -176,7 +176,7 @@ def test_keys_sharing_a_pass_pick_what_each_picks_alone() -> None:
             for share in rng.choice(np.array([None, 0.001, 0.2, 0.9], dtype=object), 3)
         )
         count = int(rng.choice((4, 36)))
-        together = pruning._smallest_each(values, count, masks)
+        together = pruning._smallest(values, count, masks)
         alone = [_smallest_alone(values, count, mask) for mask in masks]
         for found, expected in zip(together, alone, strict=True):
             assert np.array_equal(found, expected), trial

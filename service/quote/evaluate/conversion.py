@@ -12,6 +12,7 @@ first read (most requests read them at the returned quotes alone).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,19 +40,33 @@ def conversion_of(
     if reference is None:
         ones = np.ones((3, tables.size))
         return ones, ones
-    key = _conversion_key(resolved, catalog, reference)
+    converted = _conversion(tables, resolved, catalog, reference)
+    return converted.factors, converted.fastest_first
+
+
+@dataclass(frozen=True, slots=True)
+class _Conversion:
+    """One reference GPU's conversion on a snapshot: each offer's speeds both ways, the offers whose
+    three speeds are numbers other than 0, and the smallest magnitude among those (+inf without any)."""
+
+    factors: FloatArray  # (3, offers) low / expected / high
+    fastest_first: FloatArray  # (3, offers) high / expected / low
+    rated: BoolArray
+    smallest_speed: float
+
+
+def _conversion(
+    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog, reference: str
+) -> _Conversion:
+    ratios = tuple(sorted(resolved.speed_ratios.items()))
     return _CONVERSIONS.of(tables.memos).get(
-        key, lambda: _converted(tables, catalog, reference, dict(key[2]))
+        (catalog, reference, ratios), lambda: _converted(tables, catalog, reference, dict(ratios))
     )
-
-
-def _conversion_key(resolved: ResolvedRequest, catalog: GpuCatalog, reference: str) -> _ConversionKey:
-    return catalog, reference, tuple(sorted(resolved.speed_ratios.items()))
 
 
 def _converted(
     tables: OfferTables, catalog: GpuCatalog, reference: str, ratios: Mapping[str, float]
-) -> tuple[FloatArray, FloatArray]:
+) -> _Conversion:
     by_gpu = np.full((len(tables.gpu_names), 3), np.nan)
     for code, name in enumerate(tables.gpu_names):
         if name == reference:
@@ -63,13 +78,20 @@ def _converted(
     # One array, read both ways (a view each): what the hours divide by is each row's, fastest first.
     fastest_first: FloatArray = np.ascontiguousarray(by_gpu[tables.gpu_code, ::-1].T)
     fastest_first.flags.writeable = False  # shared by the requests with the same reference
-    factors: FloatArray = fastest_first[::-1]
-    return factors, fastest_first
+    usable = ~np.isnan(fastest_first) & (fastest_first != 0)
+    magnitudes = np.abs(fastest_first[usable])
+    return _Conversion(
+        factors=fastest_first[::-1],
+        fastest_first=fastest_first,
+        rated=frozen(usable[0] & usable[1] & usable[2]),
+        smallest_speed=float(magnitudes.min()) if magnitudes.size else float(np.inf),
+    )
 
 
 # Each offer's speed over a reference GPU, by (catalog, reference GPU, measured ratios), per snapshot.
-_ConversionKey = tuple[GpuCatalog, str, tuple[tuple[str, float], ...]]
-_CONVERSIONS: MemoSlot[_ConversionKey, tuple[FloatArray, FloatArray]] = MemoSlot("conversions", size=64)
+_CONVERSIONS: MemoSlot[tuple[GpuCatalog, str, tuple[tuple[str, float], ...]], _Conversion] = MemoSlot(
+    "conversions", size=64
+)
 
 
 def one_card_hours_of(
@@ -97,34 +119,18 @@ def known_hours(
     Converted hours are the job's hours over each speed: finite wherever the speed is a number other
     than 0, unless the quotient overflows, and it overflows nowhere when it does not at the smallest
     such speed (a correctly rounded quotient only falls as the divisor grows). So the offers whose three
-    speeds are such numbers are kept per conversion, and the three rows are read only when the job's
-    hours overflow somewhere.
+    speeds are such numbers are kept with the conversion, and the three rows are read only when the
+    job's hours overflow somewhere.
     """
     reference = resolved.reference_gpu
     if resolved.job.sizing is None and reference is not None:
-        _, fastest_first = conversion_of(tables, resolved, catalog)
-        rated, smallest = _RATED.of(tables.memos).get(
-            _conversion_key(resolved, catalog, reference), lambda: _rated(fastest_first)
-        )
+        converted = _conversion(tables, resolved, catalog, reference)
         with np.errstate(over="ignore", divide="ignore"):
-            if np.isfinite(np.float64(resolved.job.hours) / smallest):
-                return rated.copy()
+            if np.isfinite(np.float64(resolved.job.hours) / converted.smallest_speed):
+                return converted.rated.copy()
     finite = np.isfinite(hours.every())
     known: BoolArray = finite[0] & finite[1] & finite[2]
     return known
-
-
-def _rated(speeds: FloatArray) -> tuple[BoolArray, float]:
-    """Per offer, whether each of its ``speeds`` (``(3, offers)``) is a number other than 0; and the
-    smallest magnitude among those (+inf without any)."""
-    usable = ~np.isnan(speeds) & (speeds != 0)
-    rated = frozen(usable[0] & usable[1] & usable[2])
-    magnitudes = np.abs(speeds[usable])
-    return rated, float(magnitudes.min()) if magnitudes.size else float(np.inf)
-
-
-# Per conversion (``_CONVERSIONS``' key), the offers it rates and its smallest speed.
-_RATED: MemoSlot[_ConversionKey, tuple[BoolArray, float]] = MemoSlot("rated offers", size=64)
 
 
 def gpu_facts(tables: OfferTables, catalog: GpuCatalog) -> tuple[FloatArray, FloatArray]:

@@ -47,7 +47,7 @@ import numpy as np
 
 from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
@@ -215,16 +215,21 @@ def _stale(tables: OfferTables, now_s: float, price_max_age_s: float) -> BoolArr
     """``(rows,)``: whether each price is older than ``price_max_age_s`` at ``now_s``. An age only falls
     as the fetch time grows, so when the oldest price is within the age (the usual case) none is past it:
     one read-only array of False per table, not a pass over every row."""
-    oldest_s = _OLDEST.of(tables.memos).get(0, lambda: float(np.nanmin(tables.fetched_at_s, initial=np.inf)))
+    oldest_s, none_stale = _OLDEST.of(tables.memos).get(
+        0,
+        lambda: (
+            float(np.nanmin(tables.fetched_at_s, initial=np.inf)),
+            frozen(np.zeros(tables.size, dtype=np.bool_)),
+        ),
+    )
     if not (now_s - oldest_s) > price_max_age_s:
-        return _NONE_STALE.of(tables.memos).get(0, lambda: frozen(np.zeros(tables.size, dtype=np.bool_)))
+        return none_stale
     stale: BoolArray = (now_s - tables.fetched_at_s) > price_max_age_s
     return stale
 
 
-# Per table, its oldest fetch time, and a row mask of False (no price stale).
-_OLDEST: MemoSlot[int, float] = MemoSlot("oldest price", size=1)
-_NONE_STALE: MemoSlot[int, BoolArray] = MemoSlot("no price stale", size=1)
+# Per table, its oldest fetch time and a row mask of False (no price stale).
+_OLDEST: MemoSlot[int, tuple[float, BoolArray]] = MemoSlot("oldest price", size=1)
 # Each memory need's fewest cards per row, one read-only array for every request of that model size (what
 # a serving job's layout is kept by: ``jobs.serving.serving_layout``): the last few needs, enough for a
 # request and its quantized alternatives (an array is 0.8 MB at 100,000 rows).
@@ -404,22 +409,14 @@ def _evaluation(
 
 def _merged(first: IntArray, second: IntArray) -> IntArray:
     """The positions in either ascending array, ascending, once each."""
-    both = np.concatenate((first, second))
-    both.sort(kind="stable")  # a merge of the two ascending runs (timsort), not a sort of their union
-    if both.size:
-        both = both[np.concatenate(([True], both[1:] != both[:-1]))]
-    return both
+    return unique_sorted(np.concatenate((first, second)))
 
 
 def _within(first: IntArray, second: IntArray) -> bool:
     """Whether every position of ``first`` is in ``second`` (each ascending, once each): their merge
     (``_merged``'s) then holds as many positions as ``second``. Faster than ``np.isin`` here, whose
     lookup table spans the positions' range (a million cells at 96,000 offers)."""
-    if first.size > second.size:
-        return False
-    both = np.concatenate((second, first))
-    both.sort(kind="stable")  # a merge of the two ascending runs
-    return int(np.count_nonzero(both[1:] != both[:-1])) + 1 == second.size if both.size else True
+    return first.size <= second.size and _merged(second, first).size == second.size
 
 
 # Past this share of a layout's cells, billing the rows the bounds keep (their cells gathered into a

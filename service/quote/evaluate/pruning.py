@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schemas.quote import QuoteRequest
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.judge import past_however_shown
@@ -344,17 +344,13 @@ _ROW_RATES: MemoSlot[int, _RowRates] = MemoSlot("row rates", size=1)
 _BILLED_RATES: MemoSlot[float | None, FloatArray] = MemoSlot("billed rates", size=8)
 
 
-def _smallest(values: FloatArray, count: int, kept_in: BoolArray | None = None) -> IntArray:
-    """Indices of ``count`` of the smallest finite ``values``, only where ``kept_in`` (fewer when fewer
-    are finite; which of equal values is free: any rows seed the thresholds soundly, the least ones
-    tightly)."""
-    (found,) = _smallest_each(values, count, (kept_in,))
-    return found
-
-
-def _smallest_each(values: FloatArray, count: int, kept_ins: tuple[BoolArray | None, ...]) -> list[IntArray]:
-    """``_smallest`` of ``values`` within each of ``kept_ins`` (None: every row), the candidates of all
-    of them found in one pass over every value."""
+def _smallest(
+    values: FloatArray, count: int, kept_ins: tuple[BoolArray | None, ...] = (None,)
+) -> list[IntArray]:
+    """Per mask of ``kept_ins`` (None: every row), indices of ``count`` of the smallest finite ``values``
+    where it is set (fewer when fewer are finite; which of equal values is free: any rows seed the
+    thresholds soundly, the least ones tightly); the candidates of every mask found in one pass over
+    every value."""
     # The count-th least of every ``_SAMPLE_STEP``-th value is at least the count-th least of all: the
     # values up to it hold the least ones, a few times ``count`` of them to partition instead of all.
     cuts: list[float | None] = []
@@ -417,27 +413,17 @@ def seed_rows(bounds: RowBounds, request: QuoteRequest, safe: SafeRows) -> tuple
     found: dict[int, IntArray] = {}
     for values in {id(values): values for values, _ in asked}.values():
         at = [index for index, (other, _) in enumerate(asked) if other is values]
-        for index, rows in zip(
-            at, _smallest_each(values, count, tuple(asked[i][1] for i in at)), strict=True
-        ):
+        for index, rows in zip(at, _smallest(values, count, tuple(asked[i][1] for i in at)), strict=True):
             found[index] = rows
     picked = [found[index] for index in range(len(asked) - 1)]
     by_hours = found[len(asked) - 1].astype(np.int64)
     if request.rank_by == "time":
         picked.append(by_hours)
-    whole = _sorted_unique(np.concatenate(picked).astype(np.int64))
+    whole = unique_sorted(np.concatenate(picked).astype(np.int64))
     if request.rank_by == "time":
         return whole, np.empty(0, dtype=np.int64)
     fastest: IntArray = by_hours[~_found_in(whole, by_hours)]
     return whole, fastest
-
-
-def _sorted_unique(rows: IntArray) -> IntArray:
-    """``np.unique`` of a few rows (ascending, once each), by a sort: numpy's hash table costs more here."""
-    rows = np.sort(rows)
-    if rows.size:
-        rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
-    return rows
 
 
 def _found_in(sorted_rows: IntArray, rows: IntArray) -> BoolArray:
@@ -621,7 +607,7 @@ def kept_rows(
     # One pass per array of bounds, however many of its thresholds (the ranking's key for all rows and
     # for those without the spot risk are one array).
     arrays = {id(values): values for values, _, _ in reach}
-    whole = _sorted_unique(
+    whole = unique_sorted(
         np.concatenate(
             [
                 _rows_within(values, [(limit, mask) for other, limit, mask in reach if other is values])
