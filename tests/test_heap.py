@@ -1,15 +1,18 @@
-"""The heap is trimmed when it holds much memory unused, and looked at only after quotes or builds ran."""
+"""The heap is trimmed when it holds much memory unused, and looked at only after quotes or builds ran; a
+running service allocates its arrays without numpy's huge-page advice."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from numpy._core import multiarray as numpy_multiarray
 
 from schemas.quote import QuoteRequest, Workload
-from service.heap import HeapTrimmer, Trimmed
+from service.heap import HeapTrimmer, Trimmed, no_huge_page_advice
 from service.services import AppServices, build_services
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore
@@ -89,3 +92,26 @@ async def test_the_service_looks_at_the_heap_after_quotes_ran_and_not_while_idle
 async def test_no_trimming_when_switched_off() -> None:
     settings = Settings(heap_trim_interval_s=0)
     assert await _looks_after(build_services(settings, store=MemoryPriceStore()), 3, 0.2) == 0
+
+
+@pytest.fixture
+def huge_page_advice() -> Iterator[Callable[[bool], bool]]:
+    """numpy's switch (it returns the setting it replaces), left as the test found it."""
+    switch: Callable[[bool], bool] = numpy_multiarray._set_madvise_hugepage  # type: ignore[attr-defined]
+    found = switch(True)
+    yield switch
+    switch(found)
+
+
+def test_the_advice_is_turned_off_and_was_on(huge_page_advice: Callable[[bool], bool]) -> None:
+    assert no_huge_page_advice() is True
+    assert huge_page_advice(False) is False
+    assert no_huge_page_advice() is False
+
+
+async def test_a_running_service_allocates_without_huge_page_advice(
+    huge_page_advice: Callable[[bool], bool],
+) -> None:
+    services = build_services(Settings(heap_trim_interval_s=0), store=MemoryPriceStore())
+    async with services.running():
+        assert huge_page_advice(False) is False

@@ -27,7 +27,7 @@ from schemas.vendor import PriceChange, VendorConfig
 from service import metrics
 from service.background import BackgroundThread
 from service.errors import RefreshBusy, StoreUnreachable
-from service.heap import HeapTrimmer
+from service.heap import HeapTrimmer, no_huge_page_advice
 from service.quote import Snapshot, build_quote
 from service.refresh import RefreshService
 from service.services._upkeep import Restorer, quote_options, read_history, snapshot_check
@@ -157,6 +157,7 @@ class AppServices:
         a vendor. Until prices arrive the service answers 503 where it needs them; each vendor that
         finishes is served from the next request on.
         """
+        no_huge_page_advice()  # before the first snapshot's arrays (``service.heap``)
         loading = asyncio.create_task(self.load_if_empty())
         await asyncio.wait({loading}, timeout=STARTUP_LOAD_WAIT_S)
         if not loading.done():
