@@ -52,6 +52,7 @@ from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, known_hours, one_card_hours_of
+from service.quote.evaluate.fastest import fastest_speedups
 from service.quote.evaluate.figures import (
     Figure,
     add_data_fees,
@@ -435,58 +436,6 @@ def _requested_quoting_plans(layout: Layout, subset: _Billed) -> BoolArray:
     return requested
 
 
-@dataclass(frozen=True, slots=True)
-class _FastestCells:
-    """Per row of a layout, under one speed-up rule: its largest expected speed-up, the largest below it
-    (0: none), and the positions of its cells at the largest (``cells[starts[r]:starts[r + 1]]``). A
-    row's hours are its one-card hours over a cell's speed-up, plus its copy: the cells at its largest
-    speed-up are its fastest, whatever the request."""
-
-    top: FloatArray
-    runner_up: FloatArray
-    cells: IntArray
-    starts: IntArray
-
-    def of(self, rows: IntArray) -> IntArray:
-        """The fastest cells of ``rows``, ascending."""
-        lengths = self.starts[rows + 1] - self.starts[rows]
-        ends = np.cumsum(lengths)
-        total = int(ends[-1]) if ends.size else 0
-        at = np.arange(total) + np.repeat(self.starts[rows] - (ends - lengths), lengths)
-        cells: IntArray = np.sort(self.cells[at])
-        return cells
-
-
-def _fastest_of(layout: Layout, scaling: ScalingColumns, tables: OfferTables) -> _FastestCells:
-    at, lengths = layout.cells_by_row(np.arange(tables.size), tables)
-    every = layout.expected_speedups(scaling).take(at)
-    held = lengths > 0
-    firsts = (np.cumsum(lengths) - lengths)[held]
-    top = np.full(tables.size, -np.inf)
-    runner_up = np.zeros(tables.size)
-    if firsts.size:
-        top[held] = np.maximum.reduceat(every, firsts)
-        is_top = every == np.repeat(top[held], lengths[held])
-        runner_up[held] = np.maximum.reduceat(np.where(is_top, 0.0, every), firsts)
-        counts = np.zeros(tables.size, dtype=np.int64)
-        counts[held] = np.add.reduceat(is_top.astype(np.int64), firsts)
-        cells = at[is_top]
-    else:
-        counts = np.zeros(tables.size, dtype=np.int64)
-        cells = at[:0]
-    return _FastestCells(
-        top=frozen(top),
-        runner_up=frozen(runner_up),
-        cells=frozen(cells),
-        starts=frozen(np.concatenate(([0], np.cumsum(counts)))),
-    )
-
-
-# Per layout, the fastest cells of every row under the speed-up rules seen lately (a few MB at 100,000
-# rows).
-_FASTEST: MemoSlot[SpeedupRule, _FastestCells] = MemoSlot("fastest cells", size=4, max_bytes=32 * 2**20)
-
-
 def _cells_within_hours(job: _Request, rows: IntArray, within_hours: float) -> IntArray:
     """Positions (ascending) of the cells of ``rows`` whose expected hours, as ``bill`` works them out,
     are within ``within_hours`` (a NaN figure kept: not known to be slower)."""
@@ -507,13 +456,12 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     ``within_hours``, or, None, each row's fastest cells. A row whose fastest hours are within it and
     whose next fastest are past it has its fastest cells alone within it; any other row's cells are
     timed one by one."""
-    fastest = _FASTEST.of(job.layout.memos).get(
-        job.rule, lambda: _fastest_of(job.layout, job.scaling, job.tables)
-    )
+    layout, scaling, tables = job.layout, job.scaling, job.tables
+    fastest = fastest_speedups(layout, job.rule, scaling, tables)
     top = fastest.top.take(rows)
     unknown = np.isnan(top)
     if within_hours is None:
-        found = fastest.of(rows[~unknown])
+        found = fastest.cells_of(rows[~unknown], layout, scaling, tables)
         return _merged(found, _cells_within_hours(job, rows[unknown], np.inf)) if unknown.any() else found
     one_card, extra = job.one_card_hours.expected.take(rows), None
     if job.extra_hours is not None:
@@ -525,7 +473,7 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
             next_hours += extra
         timed = unknown | ~(next_hours > within_hours) | np.isnan(hours)
         alone = ~timed & ~(hours > within_hours)
-    found = fastest.of(rows[alone])
+    found = fastest.cells_of(rows[alone], layout, scaling, tables)
     return _merged(found, _cells_within_hours(job, rows[timed], within_hours)) if timed.any() else found
 
 
