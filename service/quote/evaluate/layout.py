@@ -186,14 +186,19 @@ class Layout:
         found[self.cell_offer.take(head + np.flatnonzero(cells[head:]))] = True
         return found
 
+    def rows_order(self, tables: OfferTables) -> tuple[IntArray, IntArray]:
+        """The positions of ``cells`` ordered by their row (each row's ascending), and where each row's
+        start in that order (``tables``: the layout's); made once."""
+        return _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
+
     def cell_count(self, rows: IntArray, tables: OfferTables) -> int:
         """How many of ``cells`` are cells of offers ``rows`` (each once)."""
-        _, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
+        _, starts = self.rows_order(tables)
         return int((starts[rows + 1] - starts[rows]).sum())
 
     def cells_of(self, rows: IntArray, tables: OfferTables) -> IntArray:
         """Positions (ascending) among ``cells`` of every cell of offers ``rows``."""
-        order, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
+        order, starts = self.rows_order(tables)
         lengths = starts[rows + 1] - starts[rows]
         total = int(lengths.sum())
         if total > _CELLS_BY_MASK * self.cells.size:
@@ -209,7 +214,7 @@ class Layout:
     def cells_by_row(self, rows: IntArray, tables: OfferTables) -> tuple[IntArray, IntArray]:
         """Positions among ``cells`` of every cell of offers ``rows``, row by row (each row's ascending),
         and how many each row has."""
-        order, starts = _ROW_CELLS.of(self.memos).get(0, lambda: _by_row(self.cell_offer, tables.size))
+        order, starts = self.rows_order(tables)
         lengths = starts[rows + 1] - starts[rows]
         ends = np.cumsum(lengths)
         at = np.arange(int(ends[-1]) if ends.size else 0) + np.repeat(

@@ -6,7 +6,10 @@ is supplied and holds the model (per cell, from the layout and the memory need a
 table's judgement reports — ``excluded``, whether stale prices are the fallback, how many cells qualify,
 which rows have a qualifying cell — is a sum over rows of per-row counts that depend on the layout and the
 memory need only (``RowCounts``, kept per layout and memory need), weighed by the request's row masks: one
-pass over the rows, not over the million cells of a large table. Combined plans are quoted only where
+pass over the rows, not over the million cells of a large table. Those counts are made without a pass over the cells
+either: a row's requested cells (and those supplied) are kept per layout as sorted keys, and a memory
+need's cells that do not hold the model are, per row, those below its fewest cards (a search, for the rows
+whose fewest cards are more than the smallest count). Combined plans are quoted only where
 they beat the products they combine (a request's own figures), so their few rows are judged cell by cell.
 The cells a pruned evaluation bills are judged cell by cell too (``RowJudgement.at``), with the table's
 own fallback to stale prices.
@@ -58,22 +61,82 @@ class RowCounts:
 _REQUESTED, _UNSUPPLIED, _SHORT_OF_MEMORY, _FITTING = range(4)
 
 
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    """Some cells of each offer row as sorted keys ``row × counts + count`` (a row's cells below a
+    count are one search away), where each row's start, and how many each row has."""
+
+    keys: IntArray
+    starts: IntArray  # (offer rows + 1,)
+    per_row: FloatArray  # (offer rows,)
+
+    @classmethod
+    def of(cls, keys: IntArray, rows: int, counts: int) -> _Keys:
+        starts = np.searchsorted(keys, np.arange(rows + 1, dtype=np.int64) * counts)
+        return cls(
+            keys=frozen(keys), starts=frozen(starts), per_row=frozen(np.diff(starts).astype(np.float64))
+        )
+
+    def below(self, rows: IntArray, row_keys: IntArray, below: IntArray) -> FloatArray:
+        """Per offer row, how many of its cells are at counts below ``below``: searched at ``rows``
+        (``row_keys`` and ``below`` theirs), 0 elsewhere."""
+        found = np.zeros(self.per_row.size)
+        found[rows] = np.searchsorted(self.keys, row_keys + below) - self.starts.take(rows)
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class _RequestedCells:
+    """What ``RowCounts`` takes from a layout alone: the offer rows' requested cells, and those of them
+    supplied (``_Keys``), and the combined plans' rows' cells."""
+
+    requested: _Keys
+    supplied: _Keys
+    plan_cells: IntArray
+    plan_at: IntArray
+
+
+def _requested_cells(layout: Layout, tables: OfferTables) -> _RequestedCells:
+    rows, counts = tables.offer_count, len(layout.counts)
+    order, _ = layout.rows_order(tables)  # cells by row, each row's ascending (so by count)
+    order = order[layout.cell_offer.take(order) < rows]
+    keys = layout.cell_offer.take(order) * counts + layout.cells.take(order) // tables.size
+    requested = layout.requested.take(order)
+    plan_cells = layout.cells_of(np.arange(rows, tables.size), tables)
+    plan_at = (
+        np.searchsorted(plan_cells, layout.plans.at)
+        if layout.plans is not None
+        else np.empty(0, dtype=np.int64)
+    )
+    return _RequestedCells(
+        requested=_Keys.of(keys[requested], rows, counts),
+        supplied=_Keys.of(keys[requested & layout.supplies.take(order)], rows, counts),
+        plan_cells=frozen(plan_cells),
+        plan_at=frozen(plan_at),
+    )
+
+
 def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -> RowCounts:
+    """A row's requested cells, counted per reason: those of each row below the fewest cards that hold
+    the model (its counts ascend) do not hold it, and a row whose most cards do not has none that does."""
     rows = tables.offer_count
     row_holds = fewest_cards <= tables.max_units * tables.unit_cards
     per_cell_memory = bool(fewest_cards.max(initial=1.0) > layout.cards[0])
-    holds = row_holds.take(layout.cell_offer)
+    cells = _REQUESTED_CELLS.of(layout.memos).get(0, lambda: _requested_cells(layout, tables))
+    holds = row_holds[:rows]
+    requested, supplied = cells.requested.per_row, cells.supplied.per_row
+    requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
     if per_cell_memory:
-        holds &= layout.cell_cards >= fewest_cards.take(layout.cell_offer)
-    requested = layout.requested & (layout.cell_offer < rows)
+        below = np.searchsorted(layout.cards, fewest_cards[:rows], side="left")
+        searched = np.flatnonzero(holds & (below > 0))  # elsewhere none is below, or none holds it
+        row_keys, below = searched * len(layout.counts), below.take(searched)
+        requested_below = cells.requested.below(searched, row_keys, below)
+        supplied_below = cells.supplied.below(searched, row_keys, below)
     counts = np.empty((4, rows))
-    for row, mask in (
-        (_REQUESTED, requested),
-        (_UNSUPPLIED, requested & ~layout.supplies),
-        (_SHORT_OF_MEMORY, requested & ~holds),
-        (_FITTING, requested & layout.supplies & holds),
-    ):
-        counts[row] = np.bincount(layout.cell_offer[mask], minlength=rows)[:rows]
+    counts[_REQUESTED] = requested
+    counts[_UNSUPPLIED] = requested - supplied
+    counts[_SHORT_OF_MEMORY] = np.where(holds, requested_below, requested)
+    counts[_FITTING] = np.where(holds, supplied - supplied_below, 0.0)
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
     one_card_fits = layout.supplies[column] & row_holds
     if per_cell_memory:
@@ -81,12 +144,6 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     units = layout.units[column]
     one_card_fits &= units * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
     one_card_fits[rows:] = False
-    plan_cells = layout.cells_of(np.arange(rows, tables.size), tables)
-    plan_at = (
-        np.searchsorted(plan_cells, layout.plans.at)
-        if layout.plans is not None
-        else np.empty(0, dtype=np.int64)
-    )
     total = counts.sum(axis=1)
     return RowCounts(
         counts=frozen(counts),
@@ -96,11 +153,12 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
         fewest_cards=fewest_cards,
         per_cell_memory=per_cell_memory,
         one_card_fits=frozen(one_card_fits),
-        plan_cells=frozen(plan_cells),
-        plan_at=frozen(plan_at),
+        plan_cells=cells.plan_cells,
+        plan_at=cells.plan_at,
     )
 
 
+_REQUESTED_CELLS: MemoSlot[int, _RequestedCells] = MemoSlot("requested cells by row", size=1)
 # Per layout, the row counts of the memory needs seen lately (4 floats a row: 3 MB at 100,000 rows).
 _ROW_COUNTS: MemoSlot[float | None, RowCounts] = MemoSlot("row counts", size=4, max_bytes=32 * 2**20)
 
