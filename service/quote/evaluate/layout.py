@@ -437,7 +437,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     sparse = slice(dense * tables.size, None)
     # Only the billed cells are worked out: the grid's other cells are never read.
     at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=cell_offer[sparse])
-    cell_cards = cards[cell_count]
+    cell_cards = cards.take(cell_count)
     units, supplies, machines = _rentals(tables, inputs, (cards, cell_count), cell_cards, at)
     return Layout(
         counts=counts,
@@ -446,7 +446,7 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
         cells=frozen(cells),
         cell_offer=frozen(cell_offer),
         cell_cards=frozen(cell_cards),
-        requested=frozen(requested.ravel()[cells]),
+        requested=frozen(requested.reshape(-1).take(cells)),
         units=frozen(units),
         supplies=frozen(supplies),
         dense=dense,
