@@ -19,19 +19,21 @@ kernel's THP defrag setting is ``madvise`` (the common default), the first touch
 for the kernel to compact memory into a free 2 MB page: the first independent-runs quote of a request
 shape at 96,000 offers (1.5 million cells, arrays of 12 MB) took 320 to 370 ms with the advice and
 140 ms without, in process; the default quote's steady state did not move (3.14 to 3.24 ms either way).
-``no_huge_page_advice`` turns the advice off for the process (``AppServices.running``).
+``no_huge_page_advice`` turns the advice off for the process (``AppServices.running``); an operator who
+sets numpy's ``NUMPY_MADVISE_HUGEPAGE`` keeps what it says.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib
+import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from numpy._core import multiarray as numpy_multiarray
-
-__all__ = ["HeapTrimmer", "Trimmed", "no_huge_page_advice"]
+__all__ = ["HeapTrimmer", "Trimmed", "huge_page_switch", "no_huge_page_advice"]
 
 
 class _MallInfo2(ctypes.Structure):
@@ -90,10 +92,30 @@ class HeapTrimmer:
 
 
 def no_huge_page_advice() -> bool:
-    """Stop numpy advising huge pages for the arrays it allocates from now on (module docstring); whether
-    it advised them before (False where this numpy has no such switch)."""
-    switch = getattr(numpy_multiarray, "_set_madvise_hugepage", None)
-    return bool(switch(False)) if switch is not None else False
+    """Stop numpy advising huge pages for the arrays it allocates from now on (module docstring), unless
+    the environment sets numpy's own ``NUMPY_MADVISE_HUGEPAGE``, which then decides; whether it advised
+    them before (False where this numpy has no such switch, or the environment decides)."""
+    switch = huge_page_switch()
+    if switch is None or _NUMPY_HUGE_PAGES in os.environ:
+        return False
+    return bool(switch(False))
+
+
+# numpy's environment variable for its huge-page advice, read when it is imported.
+_NUMPY_HUGE_PAGES = "NUMPY_MADVISE_HUGEPAGE"
+
+
+def huge_page_switch() -> Callable[[bool], bool] | None:
+    """numpy's switch of its huge-page advice, which returns the setting it replaces; None where this
+    numpy has none (a private function: in ``numpy._core`` from numpy 2, ``numpy.core`` before)."""
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        switch: Callable[[bool], bool] | None = getattr(module, "_set_madvise_hugepage", None)
+        return switch
+    return None
 
 
 def _glibc() -> ctypes.CDLL | None:
