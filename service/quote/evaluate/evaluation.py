@@ -456,12 +456,11 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     ``within_hours``, or, None, each row's fastest cells. A row whose fastest hours are within it and
     whose next fastest are past it has its fastest cells alone within it; any other row's cells are
     timed one by one."""
-    layout, scaling, tables = job.layout, job.scaling, job.tables
-    fastest = fastest_speedups(layout, job.rule, scaling, tables)
+    fastest = fastest_speedups(job.layout, job.rule, job.scaling, job.tables)
     top = fastest.top.take(rows)
     unknown = np.isnan(top)
     if within_hours is None:
-        found = fastest.cells_of(rows[~unknown], layout, scaling, tables)
+        found = fastest.of(rows[~unknown])
         return _merged(found, _cells_within_hours(job, rows[unknown], np.inf)) if unknown.any() else found
     one_card, extra = job.one_card_hours.expected.take(rows), None
     if job.extra_hours is not None:
@@ -473,7 +472,7 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
             next_hours += extra
         timed = unknown | ~(next_hours > within_hours) | np.isnan(hours)
         alone = ~timed & ~(hours > within_hours)
-    found = fastest.cells_of(rows[alone], layout, scaling, tables)
+    found = fastest.of(rows[alone])
     return _merged(found, _cells_within_hours(job, rows[timed], within_hours)) if timed.any() else found
 
 

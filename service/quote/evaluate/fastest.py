@@ -2,15 +2,17 @@
 candidate (``evaluation._fastest_cells``).
 
 A row's hours are its one-card hours over a cell's speed-up, plus its copy: the cells at its largest
-expected speed-up are its fastest, whatever the request. Per layout and rule each row's largest speed-up
-and the largest below it are kept (``FastestSpeedups``); the cells at the largest are found for the few
-rows a request bills (``FastestSpeedups.cells_of``).
+expected speed-up are its fastest, whatever the request. Per layout and rule each row's largest speed-up,
+the largest below it and its cells at the largest are kept (``FastestSpeedups``), so a request reads
+the few rows it bills.
 
 A row's speed-ups are its column's at the counts it has cells at, so rows of one pattern of counts and
-one column (``patterns``) share them: both figures are worked out per pattern and column, from the
-rule's (counts × columns) table, and read per row. Where the patterns' counts over every column would
-outnumber a share of the cells, every cell's speed-up is gathered instead. Either way each figure is the
-maximum of the same speed-ups.
+one column (``patterns``) share them: both figures, and which of the pattern's counts are at the
+largest, are worked out per pattern and column from the rule's (counts × columns) table, and read per
+row (a row's cells, in ascending count, are its pattern's counts). A new rule then costs a pass over
+the rows, not over the cells. Where the patterns' counts over every column would outnumber a share of
+the cells, every cell's speed-up is gathered instead. Either way each figure is the maximum of the same
+speed-ups, and the cells are those equal to it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from service.quote.base.arrays import FloatArray, IntArray, frozen
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.evaluate.layout import Layout
 from service.quote.evaluate.patterns import RowPatterns, row_patterns
@@ -36,19 +38,21 @@ _PATTERN_SHARE = 0.25
 @dataclass(frozen=True, slots=True)
 class FastestSpeedups:
     """Per row of a layout, under one speed-up rule: its largest expected speed-up (-inf: no cell; NaN:
-    some cell's is unknown) and the largest below it (0: none)."""
+    some cell's is unknown), the largest below it (0: none), and the positions of its cells at the
+    largest (``cells[starts[r]:starts[r + 1]]``, ascending; none where the largest is unknown)."""
 
     top: FloatArray
     runner_up: FloatArray
+    cells: IntArray
+    starts: IntArray
 
-    def cells_of(
-        self, rows: IntArray, layout: Layout, scaling: ScalingColumns, tables: OfferTables
-    ) -> IntArray:
-        """Positions (ascending) of the cells of ``rows`` at their largest speed-up."""
-        at, lengths = layout.cells_by_row(rows, tables)
-        speedups = layout.expected_speedups(scaling, at)
-        cells: IntArray = at[speedups == np.repeat(self.top.take(rows), lengths)]
-        cells.sort()
+    def of(self, rows: IntArray) -> IntArray:
+        """The cells of ``rows`` at their largest speed-up, ascending."""
+        lengths = self.starts[rows + 1] - self.starts[rows]
+        ends = np.cumsum(lengths)
+        total = int(ends[-1]) if ends.size else 0
+        at = np.arange(total) + np.repeat(self.starts[rows] - (ends - lengths), lengths)
+        cells: IntArray = np.sort(self.cells[at])
         return cells
 
 
@@ -60,33 +64,65 @@ def fastest_speedups(
     def make() -> FastestSpeedups:
         patterns = row_patterns(layout, tables.size)
         if patterns.counts.size * scaling.expected.shape[1] <= _PATTERN_SHARE * layout.cells.size:
-            return _by_pattern(patterns, scaling)
+            return _by_pattern(patterns, scaling, layout.rows_order(tables))
         return _by_cell(layout, scaling, tables)
 
     return _FASTEST.of(layout.memos).get(rule, make)
 
 
-def _top_two(values: FloatArray, firsts: IntArray, lengths: IntArray) -> tuple[FloatArray, FloatArray]:
+def _top_two(
+    values: FloatArray, firsts: IntArray, lengths: IntArray
+) -> tuple[FloatArray, FloatArray, BoolArray]:
     """Per run of ``values`` (each starts at ``firsts``, ``lengths`` long, none empty, laid end to end
-    along the first axis): the largest and the largest below it (0: none)."""
+    along the first axis): the largest, the largest below it (0: none), and which values are the
+    largest."""
     top = np.maximum.reduceat(values, firsts, axis=0)
     is_top = values == np.repeat(top, lengths, axis=0)
     runner_up = np.maximum.reduceat(np.where(is_top, 0.0, values), firsts, axis=0)
-    return top, runner_up
+    return top, runner_up, is_top
 
 
-def _by_pattern(patterns: RowPatterns, scaling: ScalingColumns) -> FastestSpeedups:
+def _runs(lengths: IntArray) -> tuple[IntArray, IntArray]:
+    """For runs of ``lengths`` laid end to end: each element's run, and its place within the run."""
+    ends = np.cumsum(lengths)
+    total = int(ends[-1]) if ends.size else 0
+    run = np.repeat(np.arange(lengths.size), lengths)
+    return run, np.arange(total) - (ends - lengths).take(run)
+
+
+def _by_pattern(
+    patterns: RowPatterns, scaling: ScalingColumns, by_row: tuple[IntArray, IntArray]
+) -> FastestSpeedups:
+    """Both speed-ups per pattern and column, read per row; a row's cells at the largest are those at
+    its pattern's and column's largest, found among its cells (``by_row``: the layout's cells by row,
+    each row's in ascending count, as its pattern lists them)."""
     lengths = np.diff(patterns.starts)
     held = lengths > 0
     columns = scaling.expected.shape[1]
     top = np.full((patterns.size, columns), -np.inf)
     runner_up = np.zeros((patterns.size, columns))
+    is_top = np.zeros((patterns.counts.size, columns), dtype=np.bool_)
     if held.any():
         table = scaling.expected.take(patterns.counts, axis=0)  # (pattern counts, columns)
-        top[held], runner_up[held] = _top_two(table, patterns.starts[:-1][held], lengths[held])
-    at = patterns.of_row * columns + scaling.code
+        top[held], runner_up[held], is_top = _top_two(table, patterns.starts[:-1][held], lengths[held])
+    pair = patterns.of_row * columns + scaling.code  # each row's (pattern, column)
+    # Per (pattern, column): the places within the pattern of its largest, pair by pair.
+    column_at, count_at = np.nonzero(is_top.T)
+    count_pattern, within = _runs(lengths)
+    top_pair = count_pattern.take(count_at) * columns + column_at
+    order = np.argsort(top_pair, kind="stable")
+    top_within = within.take(count_at).take(order)
+    pair_starts = np.searchsorted(top_pair.take(order), np.arange(patterns.size * columns + 1))
+    found = (pair_starts[1:] - pair_starts[:-1]).take(pair)  # per row: how many cells at its largest
+    row, place = _runs(found)
+    order_by_row, row_starts = by_row
+    at = top_within.take(pair_starts.take(pair.take(row)) + place)
+    cells = order_by_row.take(row_starts.take(row) + at)
     return FastestSpeedups(
-        top=frozen(top.reshape(-1).take(at)), runner_up=frozen(runner_up.reshape(-1).take(at))
+        top=frozen(top.reshape(-1).take(pair)),
+        runner_up=frozen(runner_up.reshape(-1).take(pair)),
+        cells=frozen(cells),
+        starts=frozen(np.concatenate(([0], np.cumsum(found)))),
     )
 
 
@@ -95,11 +131,20 @@ def _by_cell(layout: Layout, scaling: ScalingColumns, tables: OfferTables) -> Fa
     held = lengths > 0
     top = np.full(tables.size, -np.inf)
     runner_up = np.zeros(tables.size)
+    found = np.zeros(tables.size, dtype=np.int64)
+    cells = at[:0]
     if held.any():
         every = layout.expected_speedups(scaling).take(at)
         firsts = (np.cumsum(lengths) - lengths)[held]
-        top[held], runner_up[held] = _top_two(every, firsts, lengths[held])
-    return FastestSpeedups(top=frozen(top), runner_up=frozen(runner_up))
+        top[held], runner_up[held], is_top = _top_two(every, firsts, lengths[held])
+        found[held] = np.add.reduceat(is_top.astype(np.int64), firsts)
+        cells = at[is_top]
+    return FastestSpeedups(
+        top=frozen(top),
+        runner_up=frozen(runner_up),
+        cells=frozen(cells),
+        starts=frozen(np.concatenate(([0], np.cumsum(found)))),
+    )
 
 
 # Per layout, the fastest speed-ups under the rules seen lately (two floats a row).
