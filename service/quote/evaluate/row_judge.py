@@ -6,10 +6,10 @@ is supplied and holds the model (per cell, from the layout and the memory need a
 table's judgement reports — ``excluded``, whether stale prices are the fallback, how many cells qualify,
 which rows have a qualifying cell — is a sum over rows of per-row counts that depend on the layout and the
 memory need only (``RowCounts``, kept per layout and memory need), weighed by the request's row masks: one
-pass over the rows, not over the million cells of a large table. Those counts are made without a pass over the cells
-either: a row's requested cells (and those supplied) are kept per layout as sorted keys, and a memory
-need's cells that do not hold the model are, per row, those below its fewest cards (a search, for the rows
-whose fewest cards are more than the smallest count). Combined plans are quoted only where
+pass over the rows, not over the million cells of a large table. A new memory need's counts take no pass
+over the cells either: each row's requested cells (and those supplied) are kept per layout as sorted
+keys, and the cells that do not hold the model are, per row, those below its fewest cards (one search
+for each row whose fewest cards are more than the smallest count). Combined plans are quoted only where
 they beat the products they combine (a request's own figures), so their few rows are judged cell by cell.
 The cells a pruned evaluation bills are judged cell by cell too (``RowJudgement.at``), with the table's
 own fallback to stale prices.
@@ -158,6 +158,8 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     )
 
 
+# Per layout, its offer rows' requested cells as keys (two arrays of 8 bytes a cell: 16 MB for the
+# default layout at 96,000 offers), made with the first memory need's counts.
 _REQUESTED_CELLS: MemoSlot[int, _RequestedCells] = MemoSlot("requested cells by row", size=1)
 # Per layout, the row counts of the memory needs seen lately (4 floats a row: 3 MB at 100,000 rows).
 _ROW_COUNTS: MemoSlot[float | None, RowCounts] = MemoSlot("row counts", size=4, max_bytes=32 * 2**20)
