@@ -608,7 +608,7 @@ def evaluate(
     workload = request.workload
     kind = resolved.kind
     replica_tps = replica_throughput(tables, resolved.job, fewest_cards, gpu_facts(tables, catalog))
-    rows = CandidateRows(matching, fewest_cards, one_card_hours.expected, one_card_hours, replica_tps)
+    rows = CandidateRows(matching, fewest_cards, one_card_hours, replica_tps)
     rule = kind.speedups(tables, resolved.job, request, resolved.curve, cross_node_factor, rows)
     candidates = kind.candidates(
         tables,

@@ -220,14 +220,9 @@ class CandidateRows(msgspec.Struct, frozen=True):
 
     matching: BoolArray
     fewest_cards: FloatArray
-    one_card_hours: FloatArray
-    every_hours: OneCardHours  # low / expected / high (the high row divided where first read)
+    one_card_hours: OneCardHours  # low / expected / high (the low and high rows divided where first read)
     # (3, rows) low / expected / high tokens per second one replica serves, for a throughput target
     replica_tokens_per_s: FloatArray | None = None
-
-    @property
-    def one_card_hours_high(self) -> FloatArray:
-        return self.every_hours.row(2)
 
 
 class JobKind(ABC):

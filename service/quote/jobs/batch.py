@@ -157,7 +157,7 @@ def curve_speedups(
 
 def _deadline_bounds(rows: CandidateRows) -> tuple[tuple[FloatArray, SpeedupBound], ...]:
     """The one-card hours a deadline is met on, with the speed-up each divides by."""
-    return ((rows.one_card_hours, "expected"), (rows.one_card_hours_high, "low"))
+    return ((rows.one_card_hours.expected, "expected"), (rows.one_card_hours.row(2), "low"))
 
 
 class BatchJob(JobKind):

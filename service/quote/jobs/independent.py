@@ -260,7 +260,7 @@ def _fewest_meeting_deadline(
     job: Job, rows: CandidateRows, per_run: FloatArray, run_speedup: FloatArray, deadline_hours: FloatArray
 ) -> IntArray:
     """``(rows,)``: each row's fewest cards whose whole rounds meet the deadline by expected hours (0: none)."""
-    hours_per_group = rows.one_card_hours / run_speedup  # all the work on one group of a run's cards
+    hours_per_group = rows.one_card_hours.expected / run_speedup  # all the work on one group of a run's cards
     deadline_hours = np.where(deadline_hours > 0, deadline_hours, np.nan)  # no time left: none meets it
     if job.runs is None:
         at_once = np.ceil(hours_per_group / deadline_hours - 1e-9)
