@@ -237,10 +237,14 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         met = by_deadline > 0
         counts = tuple(sorted(set().union({1}, *totals, by_deadline[met].tolist())))
         position = {count: at for at, count in enumerate(counts)}
-        requested = np.zeros((len(counts), tables.size), dtype=np.bool_)
+        # Each group's counts as a column, and one more column of none for the rows left out; every row
+        # then reads its group's column (one gather, not a scatter per group).
+        by_group = np.zeros((len(counts), len(totals) + 1), dtype=np.bool_)
         for at, group_totals in enumerate(totals):
-            members = rows.take(order[bounds[at] : bounds[at + 1]])
-            requested[np.array([position[total] for total in group_totals])[:, None], members] = True
+            by_group[[position[total] for total in group_totals], at] = True
+        group_of = np.full(tables.size, len(totals), dtype=np.int64)
+        group_of[rows.take(order)] = np.repeat(np.arange(len(totals)), np.diff(bounds))
+        requested = by_group.take(group_of, axis=1)
         requested[np.searchsorted(counts, by_deadline[met]), rows[met]] = True
         return counts, requested
 
