@@ -40,7 +40,7 @@ billed for those alone (``_high_figures``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import msgspec
 import numpy as np
@@ -66,7 +66,10 @@ from service.quote.evaluate.judge import FigureRows, HighWithin, judge, limits_o
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
+from service.quote.evaluate.placed import PlacedRows, placed_rows, prunes_placed
 from service.quote.evaluate.pruning import (
+    RowBounds,
+    RowSpeedups,
     kept_rows,
     key_thresholds,
     prunes,
@@ -476,25 +479,45 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     return _merged(found, _cells_within_hours(job, rows[timed], within_hours)) if timed.any() else found
 
 
-def _pruned(job: _Request) -> Evaluation | None:
+def _bounds_of(
+    tables: OfferTables,
+    resolved: ResolvedRequest,
+    hours: tuple[FloatArray, FloatArray | None],
+    matching: BoolArray,
+    fewest_cards: FloatArray,
+) -> Callable[[RowSpeedups], RowBounds]:
+    """The rows' bounds (``pruning.row_bounds``) for the expected one-card and extra ``hours``, the rows
+    matching and the memory need's fewest cards, from the speed-ups they take."""
+
+    def of(speeds: RowSpeedups) -> RowBounds:
+        fewest = (resolved.memory_needed_gb, fewest_cards)
+        return row_bounds(tables, speeds, hours[0], hours[1], matching, fewest)
+
+    return of
+
+
+def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
-    ``_WHOLE_BILL_SHARE`` of the cells (then every row is billed)."""
+    ``_WHOLE_BILL_SHARE`` of the cells (then every row is billed). ``placed``: a placed job judged on its
+    grid, whose layout holds some rows alone (``evaluate.placed``): ``job``'s layout is its, and is built
+    wider when the thresholds keep rows it does not hold."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    speeds = row_speedups(layout, tables, job.rule, job.scaling)
-    bounds = row_bounds(
-        tables,
-        speeds,
-        job.one_card_hours.expected,
-        job.extra_hours,
-        job.matching,
-        (job.resolved.memory_needed_gb, job.fewest_cards),
-    )
     safe = safe_rows(tables)
-    rows, fastest_rows = seed_rows(bounds, request, safe)
-    at, seeded, speedups = layout.subset_with_plans(
-        _merged(layout.cells_of(rows, tables), _fastest_cells(job, fastest_rows, None)), job.rule, tables
-    )
+    if placed is None:
+        hours = (job.one_card_hours.expected, job.extra_hours)
+        bounds_of = _bounds_of(tables, job.resolved, hours, job.matching, job.fewest_cards)
+        bounds = bounds_of(row_speedups(layout, tables, job.rule, job.scaling))
+        rows, fastest_rows = seed_rows(bounds, request, safe)
+        column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
+        one_card = (layout.one_card_column, layout.units[column])
+    else:
+        bounds, (rows, fastest_rows) = placed.bounds, placed.seeds
+        one_card = (layout.one_card_column, placed.one_card_units)
+    first = _merged(layout.cells_of(rows, tables), _fastest_cells(job, fastest_rows, None))
+    if placed is not None:
+        first = _merged(first, placed.timed_cells())
+    at, seeded, speedups = layout.subset_with_plans(first, job.rule, tables)
     billed = _bill(job, seeded, speedups)
     judgement = judged_by_row(
         layout,
@@ -502,6 +525,7 @@ def _pruned(job: _Request) -> Evaluation | None:
         (job.matching, job.stale, job.fewest_cards),
         job.resolved.memory_needed_gb,
         billed.plan_keep,
+        None if placed is None else placed.row_counts(job.fewest_cards),
     )
     _, qualifying = judgement.at(billed.layout, billed.requested)
     thresholds = key_thresholds(
@@ -512,7 +536,7 @@ def _pruned(job: _Request) -> Evaluation | None:
         spot=tables.interruptible.take(billed.layout.cell_offer),
         single_cost=single_card_cost(
             tables,
-            layout,
+            one_card,
             job.scaling,
             (job.one_card_hours.expected, job.extra_hours, job.fees),
             judgement.one_card_runnable,
@@ -523,9 +547,16 @@ def _pruned(job: _Request) -> Evaluation | None:
     if thresholds is None:
         return None
     kept, kept_fastest = kept_rows(bounds, thresholds, request, safe)
+    whole_cells = layout.cells.size
+    if placed is not None:
+        whole_cells = placed.whole_cells
+        wider = placed.holding(kept, (kept_fastest, thresholds.hours))
+        if wider is not None:  # the seeded cells' positions are the narrower layout's: billed anew
+            job = replace(job, layout=wider.layout)
+            layout, at = wider.layout, np.empty(0, dtype=np.int64)
     needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
     if not _within(needed, at):
-        if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
+        if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * whole_cells:
             return None  # the bounds keep most rows: billing the whole layout costs less
         _, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)
         billed = _bill(job, kept_layout, speedups)
@@ -618,11 +649,21 @@ def evaluate(
         rule,
         fast,
     )
-    layout = cached_layout(tables, candidates, fast)
     remote = elsewhere(tables, resolved.data_city)
     extra_hours = None
     if workload.dataset_gb and remote.any():
         extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
+    placed = None
+    if prunes_placed(tables, resolved, fast):
+        inputs = candidates.inputs(tables)
+        hours = (one_card_hours.expected, extra_hours)
+        bounds_of = _bounds_of(tables, resolved, hours, matching, fewest_cards)
+        scaling = rule.columns(tables, inputs.counts)
+        placed = placed_rows(tables, inputs, fast, scaling, hours, bounds_of, resolved)
+        layout = placed.layout
+    else:
+        layout = cached_layout(tables, candidates, fast)
+        scaling = layout.scaling(rule, tables)
     job = _Request(
         tables=tables,
         resolved=resolved,
@@ -633,14 +674,20 @@ def evaluate(
         fewest_cards=fewest_cards,
         replica_tps=replica_tps,
         layout=layout,
-        scaling=layout.scaling(rule, tables),
+        scaling=scaling,
         remote=remote,
         extra_hours=extra_hours,
         losses=loss_terms(tables, resolved, gpu_hours_between_failures, spot_interruptions_per_month),
         fees=fees_per_offer(tables, remote, workload.dataset_gb),
         rule=rule,
     )
-    if prunes(tables, resolved, layout, fast):
+    if placed is not None:
+        pruned = _pruned(job, placed)
+        if pruned is not None:
+            return pruned
+        layout = cached_layout(tables, candidates, fast, placed.grid.inputs)  # every row billed
+        job = replace(job, layout=layout, scaling=layout.scaling(rule, tables))
+    elif prunes(tables, resolved, layout, fast):
         pruned = _pruned(job)
         if pruned is not None:
             return pruned

@@ -302,6 +302,9 @@ class Layout:
             requested=merged(rest.requested, part.layout.requested),
             units=merged(rest.units, part.layout.units),
             supplies=merged(rest.supplies, part.layout.supplies),
+            machines=None
+            if rest.machines is None or part.layout.machines is None
+            else merged(rest.machines, part.layout.machines),
             plans=replace(
                 plans, at=rank.take(extra.size + plans.at), parts_at=rank.take(extra.size + plans.parts_at)
             ),
@@ -370,10 +373,17 @@ def _rows_at_cells(values: ArrayT, dense: int, sparse_offer: IntArray) -> ArrayT
     return out  # type: ignore[return-value]
 
 
-def _needed(tables: OfferTables, requested: BoolArray, one_card_column: int) -> BoolArray:
-    """The cells a response can read (see the module docstring); no other plan cell is priced."""
-    needed = requested.copy()
-    needed[one_card_column] = True
+def _needed(
+    tables: OfferTables, requested: BoolArray, one_card_column: int, rows: BoolArray | None = None
+) -> BoolArray:
+    """The cells a response can read (see the module docstring); no other plan cell is priced. With
+    ``rows`` (per row or per cell): those it sets alone, and the products their combined plans combine."""
+    if rows is None:
+        needed = requested.copy()
+        needed[one_card_column] = True
+    else:
+        needed = requested & rows
+        needed[one_card_column] |= rows if rows.ndim == 1 else rows[one_card_column]
     if tables.plans:
         count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
         needed[count_at[:, None], tables.plan_arrays.part_rows[plan_at]] = True
@@ -416,20 +426,28 @@ def _rentals(
     return units, _supplies(units, cell_cards, tables, at), None
 
 
-def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> Layout:
+def build_layout(
+    tables: OfferTables, inputs: LayoutInputs, fast: FastPaths, rows: BoolArray | None = None
+) -> Layout:
     """The layout of ``inputs.counts`` with ``inputs.requested`` (broadcast to ``(counts, rows)``).
 
     ``placement``, when given, replaces the one-rental units and capacity check at the billed cells (a
     serving job's replicas or independent runs placed over several machines: ``jobs.serving``,
     ``jobs.independent``).
+
+    ``rows`` (per row, or per cell: ``(counts, rows)``), when given, keeps the cells it sets alone
+    (every combined plan's row among them), with the products the plans combine, as ``_needed`` adds
+    them, each billed cell by cell (no dense count: the other rows' one-card cells are left out too):
+    each cell kept holds what the whole layout holds there (``evaluate.placed`` judges the other rows'
+    cells without them).
     """
     counts = inputs.counts
     cards = np.array(counts, dtype=np.float64)
     shape = (cards.size, tables.size)
     requested = np.array(np.broadcast_to(inputs.requested, shape))
     one_card_column = counts.index(1)
-    needed = _needed(tables, requested, one_card_column)
-    dense = _dense_rows(needed, fast.sparse_billing)
+    needed = _needed(tables, requested, one_card_column, rows)
+    dense = _dense_rows(needed, fast.sparse_billing) if rows is None else 0
     cells = np.concatenate(
         (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)
     )
@@ -450,7 +468,8 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
         units=frozen(units),
         supplies=frozen(supplies),
         dense=dense,
-        bounds_up_front=not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS),
+        bounds_up_front=rows is None
+        and (not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS)),
         plans=plan_cells(
             tables, needed, cards, cells, dense_cells=dense * tables.size, pruning=fast.plan_pruning
         )
@@ -460,14 +479,18 @@ def build_layout(tables: OfferTables, inputs: LayoutInputs, fast: FastPaths) -> 
     )
 
 
-def cached_layout(tables: OfferTables, candidates: Candidates, fast: FastPaths) -> Layout:
-    """The layout of ``candidates`` on ``tables``, built the first time they are asked for."""
+def cached_layout(
+    tables: OfferTables, candidates: Candidates, fast: FastPaths, inputs: LayoutInputs | None = None
+) -> Layout:
+    """The layout of ``candidates`` on ``tables``, built the first time they are asked for (from
+    ``inputs``, their inputs, when the caller has them already)."""
     kept = _LAYOUTS if candidates.shared else _JOB_LAYOUTS
     # Kept by the fast paths it is built by alone: an evaluation with every row billed (what the nearest
     # options past a limit read) shares the pruned evaluations' layout.
     paths = (fast.sparse_billing, fast.plan_pruning)
     return kept.of(tables.memos).get(
-        (candidates, paths), lambda: build_layout(tables, candidates.inputs(tables), fast)
+        (candidates, paths),
+        lambda: build_layout(tables, candidates.inputs(tables) if inputs is None else inputs, fast),
     )
 
 

@@ -45,18 +45,29 @@ def row_patterns(layout: Layout, rows: int) -> RowPatterns:
 def _patterns(layout: Layout, rows: int) -> RowPatterns:
     dense, head = layout.dense, layout.dense * rows
     sparse_counts = len(layout.counts) - dense
-    if sparse_counts == 0:
-        of_row, firsts = np.zeros(rows, dtype=np.int64), np.zeros(min(rows, 1), dtype=np.int64)
+    sparse = layout.cells[head:] - head
+    if sparse_counts == 0 or sparse.size == 0:
+        of_row, patterns = np.zeros(rows, dtype=np.int64), min(rows, 1)
         pattern_at, count_at = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     else:
+        # Keyed are the rows with some cell past the dense counts; the others (a layout of some rows'
+        # cells has many) share the pattern of the dense counts alone, the first (its key is all zeros).
         has = np.zeros((sparse_counts, rows), dtype=np.bool_)
-        has.reshape(-1)[layout.cells[head:] - head] = True
+        has.reshape(-1)[sparse] = True
+        present = has.any(axis=0)
+        keyed = np.flatnonzero(present)
+        empty = int(keyed.size < rows)
+        if empty:
+            has = has.take(keyed, axis=1)
         bits = np.ascontiguousarray(np.packbits(has, axis=0).T)  # (rows, bytes): one key per row
-        keys = bits.view(np.dtype((np.void, bits.shape[1]))).reshape(rows)
-        _, firsts, of_row = np.unique(keys, return_index=True, return_inverse=True)
+        keys = bits.view(np.dtype((np.void, bits.shape[1]))).reshape(keyed.size)
+        _, firsts, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        of_row = np.zeros(rows, dtype=np.int64)
+        of_row[keyed] = inverse.reshape(keyed.size) + empty
         pattern_at, count_at = np.nonzero(has[:, firsts].T)  # by pattern, then count
+        pattern_at = pattern_at + empty
         count_at = count_at + dense
-    patterns = firsts.size
+        patterns = firsts.size + empty
     lengths = dense + np.bincount(pattern_at, minlength=patterns)
     starts = np.concatenate(([0], np.cumsum(lengths)))
     counts = np.empty(int(starts[-1]), dtype=np.int64)

@@ -23,9 +23,10 @@ import numpy as np
 from service.quote.base.arrays import ArrayT, BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.jobs import LayoutInputs, RowsAt
+from service.quote.jobs.base import every_row
 from service.quote.model.tables import OfferTables
 
-__all__ = ["PLACEMENT_COLUMNS", "placed_by_kind"]
+__all__ = ["PLACEMENT_COLUMNS", "placed_by_kind", "placed_everywhere"]
 
 # The offer tables' columns a placement reads (besides the job's own ``placement_rows``).
 PLACEMENT_COLUMNS = (
@@ -64,6 +65,8 @@ def _kinds(kinds: _Kinds, columns: list[Column]) -> _Kinds:
 def _folded(kinds: _Kinds, column: Column) -> _Kinds:
     """``kinds`` split further by ``column``'s values: each (kind, value) pair a kind of its own, coded
     densely through a table of every pair when that is small (a sort of its distinct values alone)."""
+    if column.size and column.min() == column.max():
+        return kinds  # one value (a run's cards the caller gave, say): no kind splits
     if column.dtype == np.bool_:
         values, value_code = np.array([False, True]), column.astype(np.int64)
     else:
@@ -135,3 +138,24 @@ def placed_by_kind(
     units, placed, machines = inputs.placement(np.repeat(cards, kinds.first.size), pair_rows)
     pair = at(kinds.code) + cell_count * kinds.first.size
     return units.take(pair), placed.take(pair), machines.take(pair)
+
+
+def placed_everywhere(
+    tables: OfferTables, inputs: LayoutInputs, cards: FloatArray, one_card: int
+) -> tuple[BoolArray, FloatArray]:
+    """``(counts, rows)``: whether ``inputs.placement`` places each count's ``cards`` on each row (what a
+    layout's ``supplies`` holds at each cell it bills), and ``(rows,)`` the units it bills at the count
+    at ``one_card``; worked out per (count, kind) pair where those are at most ``_PAIR_SHARE`` of the
+    grid, else at every cell of the grid at once."""
+    assert inputs.placement is not None
+    kinds = _row_kinds(tables, inputs.placement_rows)
+    if kinds.first.size > _PAIR_SHARE * tables.size:
+        units, placed, _ = inputs.placement(cards[:, None], every_row)
+        shape = (cards.size, tables.size)
+        return np.broadcast_to(placed, shape), np.broadcast_to(units, shape)[one_card]
+    keyed = (*(getattr(tables, name) for name in PLACEMENT_COLUMNS), *inputs.placement_rows)
+    pair_rows = _KindRows(np.tile(kinds.first, cards.size), keyed)
+    units, placed, _ = inputs.placement(np.repeat(cards, kinds.first.size), pair_rows)
+    shape = (cards.size, kinds.first.size)
+    by_kind: BoolArray = placed.reshape(shape).take(kinds.code, axis=1)
+    return by_kind, units.reshape(shape)[one_card].take(kinds.code)

@@ -24,8 +24,10 @@ not by time, can only be returned as the fastest candidate: of it only the cells
 are billed (its fastest cells when it is seeded: ``evaluation._fastest_cells``). When the recommendation is spot, the best plan without the risk is returned
 too: rows without the risk are kept up to its key, the spot rows only up to the k-th best. Every cell is
 still judged, so ``excluded`` and the offers that qualify are the whole table's (by row:
-``evaluate.row_judge``). Jobs placed in pieces and
-small tables are evaluated whole.
+``evaluate.row_judge``). Independent runs, placed in pieces over several rentals of
+one offer, are pruned the same way on their grid of candidates before their own layout is built
+(``evaluate.placed``: a row supplies at most its most units in all, ``placed_row_speedups``); a serving
+job and small tables are evaluated whole.
 
 With a deadline or a budget, ``excluded`` needs to know which cells are past each limit, and the bounds
 say that of whole rows: a row whose least hours (least cost) are past the deadline (budget) however they
@@ -61,6 +63,7 @@ __all__ = [
     "Thresholds",
     "kept_rows",
     "key_thresholds",
+    "placed_row_speedups",
     "prunes",
     "prunes_by_limits",
     "row_bounds",
@@ -69,6 +72,7 @@ __all__ = [
     "safe_rows",
     "seed_rows",
     "single_card_cost",
+    "widened",
 ]
 
 # Float noise between a bound and the billed figure it bounds (relative, and in CNY or hours).
@@ -204,6 +208,31 @@ def _row_speedups(layout: Layout, tables: OfferTables, scaling: ScalingColumns) 
     ratio_from = np.minimum.accumulate(ratios[::-1], axis=0)[::-1]  # row 0: the least n / s(n) of all
     at = _most_at(layout, tables)
     best = np.maximum.accumulate(expected, axis=0)  # per column: the largest speed-up up to each count
+    supplied = at >= 0
+    fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
+    return RowSpeedups(
+        fastest=frozen(fastest),
+        supplied=frozen(supplied),
+        rate_per_card_hour=_row_rates(tables).per_card_hour,
+        ratio_from=frozen(np.ascontiguousarray(ratio_from)),
+        cards=cards,
+        code=scaling.code,
+    )
+
+
+def placed_row_speedups(cards: FloatArray, tables: OfferTables, scaling: ScalingColumns) -> RowSpeedups:
+    """``RowSpeedups`` at ``cards`` (a layout's counts, ``scaling`` the rule's speed-ups there) for jobs
+    placed in pieces over several rentals of one offer (independent runs): a row supplies at most its
+    stock and the cards of its most units in all (``max_units`` bounds one rental alone), and a count with
+    no speed-up (fewer cards than one run takes: never placed) is left out of both bounds, where one
+    rental's rule (``row_speedups``) would carry its NaN to every count below the next."""
+    expected = scaling.expected
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = cards[:, None] / expected
+    ratio_from = np.fmin.accumulate(ratios[::-1], axis=0)[::-1]
+    most_cards = np.minimum(tables.most_units * tables.unit_cards, tables.available_cards)
+    at = np.searchsorted(cards, most_cards, side="right") - 1
+    best = np.fmax.accumulate(expected, axis=0)
     supplied = at >= 0
     fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
     return RowSpeedups(
@@ -458,7 +487,7 @@ _SAFE_ROWS: MemoSlot[int, SafeRows] = MemoSlot("rows without the spot risk", siz
 
 def single_card_cost(
     tables: OfferTables,
-    layout: Layout,
+    one_card: tuple[int, FloatArray],
     scaling: ScalingColumns,
     rows: tuple[FloatArray, FloatArray | None, tuple[FloatArray, FloatArray] | None],
     runnable: BoolArray,
@@ -467,19 +496,18 @@ def single_card_cost(
     """The least expected cost of one card over the rows that can be the single-card comparison (at
     least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans.
 
-    ``runnable``: per row, whether its one-card cell is runnable and rents one card or one machine as
-    one unit (a cluster whose minimum bills many cards is no single card), combined plans aside (they
-    are billed anyway: ``evaluate.row_judge``); ``bounds``: the rows' bounds, and the
-    rows billed first. A row's one-card cost is at least its cost bound, so the least is found among the
+    ``one_card``: the one-card column, and the units each row's one-card cell rents; ``runnable``: per
+    row, whether its one-card cell is runnable and rents one card or one machine as one unit (a cluster
+    whose minimum bills many cards is no single card), combined plans aside (they are billed anyway:
+    ``evaluate.row_judge``); ``bounds``: the rows' bounds, and the rows billed first. A row's one-card cost is at least its cost bound, so the least is found among the
     rows whose bound is within the least cost of the first rows that can be the comparison: the same
     least as over every row, costed for a few."""
     one_card_hours, extra_hours, fees = rows
-    column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
-    units = layout.units[column]
+    column, units = one_card
     eligible = runnable
     if not eligible.any():
         return -np.inf
-    speedup = scaling.expected[layout.one_card_column]
+    speedup = scaling.expected[column]
 
     def least_cost(at: IntArray) -> float:
         hours = one_card_hours.take(at) / speedup.take(scaling.code.take(at))
@@ -498,7 +526,7 @@ def single_card_cost(
     if first.size:
         least = least_cost(first)
         if np.isfinite(least):
-            return least_cost(np.flatnonzero(eligible & ~(row_bounds.cost > _widened(least))))
+            return least_cost(np.flatnonzero(eligible & ~(row_bounds.cost > widened(least))))
     return least_cost(np.flatnonzero(eligible))
 
 
@@ -551,7 +579,7 @@ def key_thresholds(
     ]
     thresholds[0] = max(thresholds[0], single_cost)
     key = {"cost": 0, "time": 1, "value": 2}[rank_by]
-    widened = [_widened(bound) for bound in thresholds]
+    wide = [widened(bound) for bound in thresholds]
     # The recommendation is spot when any candidate at the top key is (its tie-breakers aside); the
     # plan without the risk is then returned too, so a row without it is kept up to that plan's key.
     spot_at = spot.take(at) if any_safe else None
@@ -559,13 +587,13 @@ def key_thresholds(
         safe = ~spot_at
         if not safe.any():
             return None
-        safe_bound = _widened(max(thresholds[key], float(ranked[safe].min())))
-        if safe_bound > widened[key]:
-            return Thresholds(widened[0], widened[1], widened[2], safe_key=key, safe=safe_bound)
-    return Thresholds(widened[0], widened[1], widened[2])
+        safe_bound = widened(max(thresholds[key], float(ranked[safe].min())))
+        if safe_bound > wide[key]:
+            return Thresholds(wide[0], wide[1], wide[2], safe_key=key, safe=safe_bound)
+    return Thresholds(wide[0], wide[1], wide[2])
 
 
-def _widened(bound: float) -> float:
+def widened(bound: float) -> float:
     """``bound`` past float noise (an infinite one as it is)."""
     return bound + abs(bound) * _MARGIN + _MARGIN if np.isfinite(bound) else bound
 

@@ -30,7 +30,7 @@ from service.quote.base.memo import MemoSlot
 from service.quote.evaluate.layout import Layout
 from service.quote.model.tables import OfferTables
 
-__all__ = ["RowJudgement", "judged_by_row"]
+__all__ = ["RowCounts", "RowJudgement", "grid_row_counts", "judged_by_row"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,12 +106,7 @@ def _requested_cells(layout: Layout, tables: OfferTables) -> _RequestedCells:
     order = order[layout.cell_offer.take(order) < rows]
     keys = layout.cell_offer.take(order) * counts + layout.cells.take(order) // tables.size
     requested = layout.requested.take(order)
-    plan_cells = layout.cells_of(np.arange(rows, tables.size), tables)
-    plan_at = (
-        np.searchsorted(plan_cells, layout.plans.at)
-        if layout.plans is not None
-        else np.empty(0, dtype=np.int64)
-    )
+    plan_cells, plan_at = _plan_rows_cells(layout, tables)
     return _RequestedCells(
         requested=_Keys.of(keys[requested], rows, counts),
         supplied=_Keys.of(keys[requested & layout.supplies.take(order)], rows, counts),
@@ -128,7 +123,6 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     per_cell_memory = bool(fewest_cards.max(initial=1.0) > layout.cards[0])
     cells = _REQUESTED_CELLS.of(layout.memos).get(0, lambda: _requested_cells(layout, tables))
     holds = row_holds[:rows]
-    requested, supplied = cells.requested.per_row, cells.supplied.per_row
     requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
     if per_cell_memory:
         below = np.searchsorted(layout.cards, fewest_cards[:rows], side="left")
@@ -136,16 +130,76 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
         row_keys, below = searched * len(layout.counts), below.take(searched)
         requested_below = cells.requested.below(searched, row_keys, below)
         supplied_below = cells.supplied.below(searched, row_keys, below)
+    per_row = (cells.requested.per_row, cells.supplied.per_row, requested_below, supplied_below)
+    column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
+    one_card = (layout.supplies[column], layout.units[column])
+    return _counted(layout, tables, fewest_cards, (per_row, one_card), (cells.plan_cells, cells.plan_at))
+
+
+def grid_row_counts(
+    layout: Layout,
+    tables: OfferTables,
+    fewest_cards: FloatArray,
+    grid: tuple[BoolArray, BoolArray, FloatArray],
+) -> RowCounts:
+    """``RowCounts`` with the offer rows' cells counted on the whole ``(counts, rows)`` grid, not on
+    ``layout``'s cells (``grid``: requested, supplied, and the units of each row's one-card cell): for a
+    layout that holds some rows' cells alone (``build_layout``'s ``rows``), the combined plans' rows
+    among them."""
+    rows = tables.offer_count
+    requested = grid[0][:, :rows]
+    supplied = requested & grid[1][:, :rows]
+    requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
+    if fewest_cards.max(initial=1.0) > layout.cards[0]:
+        # The counts below the fewest cards (what ``_row_counts`` searches for; a row that cannot hold
+        # the model at all is counted whole, whatever is below).
+        below = layout.cards[:, None] < fewest_cards[:rows]
+        requested_below = np.count_nonzero(requested & below, axis=0).astype(np.float64)
+        supplied_below = np.count_nonzero(supplied & below, axis=0).astype(np.float64)
+    per_row = (
+        np.count_nonzero(requested, axis=0).astype(np.float64),
+        np.count_nonzero(supplied, axis=0).astype(np.float64),
+        requested_below,
+        supplied_below,
+    )
+    one_card = (grid[1][layout.one_card_column], grid[2])
+    return _counted(layout, tables, fewest_cards, (per_row, one_card), _plan_rows_cells(layout, tables))
+
+
+def _plan_rows_cells(layout: Layout, tables: OfferTables) -> tuple[IntArray, IntArray]:
+    """The positions of the combined plans' rows' cells, and where ``layout.plans.at`` falls among them."""
+    plan_cells = layout.cells_of(np.arange(tables.offer_count, tables.size), tables)
+    plan_at = (
+        np.searchsorted(plan_cells, layout.plans.at)
+        if layout.plans is not None
+        else np.empty(0, dtype=np.int64)
+    )
+    return plan_cells, plan_at
+
+
+def _counted(
+    layout: Layout,
+    tables: OfferTables,
+    fewest_cards: FloatArray,
+    cells: tuple[tuple[FloatArray, FloatArray, FloatArray, FloatArray], tuple[BoolArray, FloatArray]],
+    plans: tuple[IntArray, IntArray],
+) -> RowCounts:
+    """``RowCounts`` from each offer row's requested cells, those supplied, and of each those below the
+    fewest cards, and from whether each row's one-card cell is supplied and the units it rents
+    (``cells``); the combined plans' rows' cells and where the plans' cells fall among them (``plans``)."""
+    rows = tables.offer_count
+    row_holds = fewest_cards <= tables.max_units * tables.unit_cards
+    per_cell_memory = bool(fewest_cards.max(initial=1.0) > layout.cards[0])
+    holds = row_holds[:rows]
+    (requested, supplied, requested_below, supplied_below), (one_card_supplied, units) = cells
     counts = np.empty((4, rows))
     counts[_REQUESTED] = requested
     counts[_UNSUPPLIED] = requested - supplied
     counts[_SHORT_OF_MEMORY] = np.where(holds, requested_below, requested)
     counts[_FITTING] = np.where(holds, supplied - supplied_below, 0.0)
-    column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
-    one_card_fits = layout.supplies[column] & row_holds
+    one_card_fits = one_card_supplied & row_holds
     if per_cell_memory:
         one_card_fits &= layout.cards[layout.one_card_column] >= fewest_cards
-    units = layout.units[column]
     one_card_fits &= units * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
     one_card_fits[rows:] = False
     total = counts.sum(axis=1)
@@ -157,8 +211,8 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
         fewest_cards=fewest_cards,
         per_cell_memory=per_cell_memory,
         one_card_fits=frozen(one_card_fits),
-        plan_cells=cells.plan_cells,
-        plan_at=cells.plan_at,
+        plan_cells=frozen(plans[0]),
+        plan_at=frozen(plans[1]),
     )
 
 
@@ -205,17 +259,20 @@ def judged_by_row(
     masks: tuple[BoolArray, BoolArray, FloatArray],
     memory_needed_gb: float | None,
     plan_keep: BoolArray | None,
+    counts: RowCounts | None = None,
 ) -> RowJudgement:
     """``judge`` of every cell of ``layout`` without a deadline or budget (module docstring).
 
     ``masks``: per row, matching the filters, a stale price, and the fewest cards that hold the model
     (``memory_needed_gb``'s); ``plan_keep``: per ``layout.plans.at`` cell, whether the plan is quoted
-    there (None without plans).
+    there (None without plans); ``counts``: the rows' counts when not ``layout``'s own (made from the
+    whole grid: ``grid_row_counts``).
     """
     matching, stale, fewest_cards = masks
-    counts = _ROW_COUNTS.of(layout.memos).get(
-        memory_needed_gb, lambda: _row_counts(layout, tables, fewest_cards)
-    )
+    if counts is None:
+        counts = _ROW_COUNTS.of(layout.memos).get(
+            memory_needed_gb, lambda: _row_counts(layout, tables, fewest_cards)
+        )
     rows = tables.offer_count
     row_matching, row_stale = matching[:rows], stale[:rows]
     # The combined plans' rows, cell by cell.
