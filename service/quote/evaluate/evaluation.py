@@ -208,11 +208,20 @@ class Evaluation(msgspec.Struct, frozen=True):
 _ALL_FAST = FastPaths()
 
 
-def _fewest_cards(tables: OfferTables, memory_needed_gb: float | None) -> FloatArray:
-    """``(rows,)``: the fewest cards that hold the model on each row (1 without a memory need)."""
-    if memory_needed_gb is None:
-        return frozen(np.ones(tables.size))
-    return frozen(min_cards(memory_needed_gb, tables.gpu_memory_gb))
+# The fewest cards that hold a model are one figure per GPU memory size: ascending, one per size the
+# tables hold. Memory needs that give every size the same figures (a 30 GB and a 34 GB model on cards of
+# 24, 48 and 80 GB) share one array of them, and what is kept per memory need further on (the judgement's
+# counts, the bounds' terms) is kept by these figures, not by the need.
+FewestKey = tuple[float, ...]
+
+
+def _fewest_cards(tables: OfferTables, memory_needed_gb: float | None) -> tuple[FewestKey, FloatArray]:
+    """``(rows,)``: the fewest cards that hold the model on each row (1 without a memory need), and their
+    ``FewestKey``; the array is one for every need of that key."""
+    sizes, size_of = _MEMORY_SIZES.of(tables.memos).get(0, lambda: _memory_sizes(tables))
+    per_size = np.ones(sizes.size) if memory_needed_gb is None else min_cards(memory_needed_gb, sizes)
+    key = tuple(per_size.tolist())
+    return key, _FEWEST_CARDS.of(tables.memos).get(key, lambda: frozen(per_size.take(size_of)))
 
 
 def _stale(tables: OfferTables, now_s: float, price_max_age_s: float) -> BoolArray:
@@ -237,7 +246,17 @@ _OLDEST: MemoSlot[int, tuple[float, BoolArray]] = MemoSlot("oldest price", size=
 # Each memory need's fewest cards per row, one read-only array for every request of that model size (what
 # a serving job's layout is kept by: ``jobs.serving.serving_layout``): the last few needs, enough for a
 # request and its quantized alternatives (an array is 0.8 MB at 100,000 rows).
-_FEWEST_CARDS: MemoSlot[float | None, FloatArray] = MemoSlot("fewest cards", size=8)
+_FEWEST_CARDS: MemoSlot[FewestKey, FloatArray] = MemoSlot("fewest cards", size=8)
+
+
+def _memory_sizes(tables: OfferTables) -> tuple[FloatArray, IntArray]:
+    """The tables' GPU memory sizes (ascending, once each), and each row's position among them."""
+    sizes, size_of = np.unique(tables.gpu_memory_gb, return_inverse=True)
+    return frozen(sizes), frozen(size_of.reshape(-1).astype(np.int64))
+
+
+# Per table, its GPU memory sizes (ascending, once each) and each row's.
+_MEMORY_SIZES: MemoSlot[int, tuple[FloatArray, IntArray]] = MemoSlot("memory sizes", size=1)
 _NO_FIGURES: FloatArray = np.empty((len(Figure), 0))  # judged without limits: no figure is read
 
 
@@ -252,6 +271,7 @@ class _Request:
     matching: BoolArray
     stale: BoolArray
     fewest_cards: FloatArray
+    fewest_key: FewestKey  # what is kept per memory need is kept by (``_fewest_cards``)
     replica_tps: FloatArray | None
     layout: Layout
     scaling: ScalingColumns  # the rule's speed-ups at the layout's counts, per column
@@ -481,16 +501,14 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
 
 def _bounds_of(
     tables: OfferTables,
-    resolved: ResolvedRequest,
     hours: tuple[FloatArray, FloatArray | None],
     matching: BoolArray,
-    fewest_cards: FloatArray,
+    fewest: tuple[FewestKey, FloatArray],
 ) -> Callable[[RowSpeedups], RowBounds]:
     """The rows' bounds (``pruning.row_bounds``) for the expected one-card and extra ``hours``, the rows
-    matching and the memory need's fewest cards, from the speed-ups they take."""
+    matching and the memory need's fewest cards (with their key), from the speed-ups they take."""
 
     def of(speeds: RowSpeedups) -> RowBounds:
-        fewest = (resolved.memory_needed_gb, fewest_cards)
         return row_bounds(tables, speeds, hours[0], hours[1], matching, fewest)
 
     return of
@@ -506,7 +524,7 @@ def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | Non
     safe = safe_rows(tables)
     if placed is None:
         hours = (job.one_card_hours.expected, job.extra_hours)
-        bounds_of = _bounds_of(tables, job.resolved, hours, job.matching, job.fewest_cards)
+        bounds_of = _bounds_of(tables, hours, job.matching, (job.fewest_key, job.fewest_cards))
         bounds = bounds_of(row_speedups(layout, tables, job.rule, job.scaling))
         rows, fastest_rows = seed_rows(bounds, request, safe)
         column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
@@ -523,7 +541,7 @@ def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | Non
         layout,
         tables,
         (job.matching, job.stale, job.fewest_cards),
-        job.resolved.memory_needed_gb,
+        job.fewest_key,
         billed.plan_keep,
         None if placed is None else placed.row_counts(job.fewest_cards),
     )
@@ -578,7 +596,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
         job.one_card_hours.expected,
         job.extra_hours,
         job.matching,
-        (job.resolved.memory_needed_gb, job.fewest_cards),
+        (job.fewest_key, job.fewest_cards),
     )
     rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:
@@ -633,9 +651,7 @@ def evaluate(
     conversion, one_card_hours = one_card_hours_of(tables, resolved, catalog)
     matching = filter_mask(tables, resolved, known_hours(tables, resolved, catalog, one_card_hours))
     stale = _stale(tables, now_s, price_max_age_s)
-    fewest_cards = _FEWEST_CARDS.of(tables.memos).get(
-        resolved.memory_needed_gb, lambda: _fewest_cards(tables, resolved.memory_needed_gb)
-    )
+    fewest_key, fewest_cards = _fewest_cards(tables, resolved.memory_needed_gb)
     workload = request.workload
     kind = resolved.kind
     replica_tps = replica_throughput(tables, resolved.job, fewest_cards, gpu_facts(tables, catalog))
@@ -657,7 +673,7 @@ def evaluate(
     if prunes_placed(tables, resolved, fast):
         inputs = candidates.inputs(tables)
         hours = (one_card_hours.expected, extra_hours)
-        bounds_of = _bounds_of(tables, resolved, hours, matching, fewest_cards)
+        bounds_of = _bounds_of(tables, hours, matching, (fewest_key, fewest_cards))
         scaling = rule.columns(tables, inputs.counts)
         placed = placed_rows(tables, inputs, fast, scaling, hours, bounds_of, resolved)
         layout = placed.layout
@@ -672,6 +688,7 @@ def evaluate(
         matching=matching,
         stale=stale,
         fewest_cards=fewest_cards,
+        fewest_key=fewest_key,
         replica_tps=replica_tps,
         layout=layout,
         scaling=scaling,

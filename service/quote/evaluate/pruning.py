@@ -39,6 +39,7 @@ GPU-hours in a day leaves the clusters); a loose one keeps most rows, and the ta
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -272,9 +273,10 @@ class _HoldingTerms:
     untolerated_from: float
 
 
-def _billed_rate(tables: OfferTables, memory_needed_gb: float | None, fewest_cards: FloatArray) -> FloatArray:
+def _billed_rate(tables: OfferTables, fewest_key: Hashable, fewest_cards: FloatArray) -> FloatArray:
     """Per row, CNY per billed hour at least: the rate per card-hour, and the rate of an offer's fewest
-    units rented (its minimum, or what its fewest cards that hold the model take), per memory need."""
+    units rented (its minimum, or what its fewest cards that hold the model take), per memory need (kept
+    by ``fewest_key``, what identifies ``fewest_cards``)."""
 
     def make() -> FloatArray:
         offers = slice(None, tables.offer_count)
@@ -285,13 +287,13 @@ def _billed_rate(tables: OfferTables, memory_needed_gb: float | None, fewest_car
         np.maximum(rate[offers], units * tables.unit_rate_cny_per_hour[offers], out=billed_rate[offers])
         return frozen(billed_rate)
 
-    return _BILLED_RATES.of(tables.memos).get(memory_needed_gb, make)
+    return _BILLED_RATES.of(tables.memos).get(fewest_key, make)
 
 
 def _holding_terms(
-    tables: OfferTables, speeds: RowSpeedups, fewest: tuple[float | None, FloatArray]
+    tables: OfferTables, speeds: RowSpeedups, fewest: tuple[Hashable, FloatArray]
 ) -> _HoldingTerms:
-    memory_needed_gb, fewest_cards = fewest
+    fewest_key, fewest_cards = fewest
     tolerated = _row_rates(tables).tolerated_hours
     with np.errstate(invalid="ignore"):
         reached = tolerated * speeds.fastest
@@ -299,7 +301,7 @@ def _holding_terms(
     time_rate = (
         speeds.rate_per_card_hour * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)
     )
-    billed_rate = _billed_rate(tables, memory_needed_gb, fewest_cards)
+    billed_rate = _billed_rate(tables, fewest_key, fewest_cards)
     return _HoldingTerms(
         time_rate=frozen(time_rate),
         billed_rate=billed_rate,
@@ -327,7 +329,7 @@ def row_bounds(
     one_card_hours: FloatArray,
     extra_hours: FloatArray | None,
     matching: BoolArray,
-    fewest: tuple[float | None, FloatArray],
+    fewest: tuple[Hashable, FloatArray],
 ) -> RowBounds:
     """``RowBounds`` for the expected ``one_card_hours`` (module docstring), over the counts that hold
     the model (``fewest``: a memory need and its fewest cards per row)."""
@@ -365,12 +367,12 @@ def row_bounds(
 
 # Per layout, the bounds' speed-ups for the rules seen lately; per rule, its terms for the memory needs.
 _ROW_SPEEDUPS: MemoSlot[SpeedupRule, RowSpeedups] = MemoSlot("row speed-ups", size=8, max_bytes=32 * 2**20)
-_HOLDING_TERMS: MemoSlot[float | None, _HoldingTerms] = MemoSlot("holding terms", size=4)
+_HOLDING_TERMS: MemoSlot[Hashable, _HoldingTerms] = MemoSlot("holding terms", size=4)
 # Per layout, the position of each row's most cards among its counts; per snapshot, the rates per row and
 # the least billed rate per memory need (the last few needs, as ``evaluation`` keeps their fewest cards).
 _MOST_AT: MemoSlot[int, IntArray] = MemoSlot("most cards at", size=1)
 _ROW_RATES: MemoSlot[int, _RowRates] = MemoSlot("row rates", size=1)
-_BILLED_RATES: MemoSlot[float | None, FloatArray] = MemoSlot("billed rates", size=8)
+_BILLED_RATES: MemoSlot[Hashable, FloatArray] = MemoSlot("billed rates", size=8)
 
 
 def _smallest(

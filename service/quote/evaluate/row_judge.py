@@ -19,6 +19,7 @@ Each figure equals ``judge``'s (``tests/quote/test_row_judge.py`` compares them 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
@@ -220,7 +221,7 @@ def _counted(
 # default layout at 96,000 offers), made with the first memory need's counts.
 _REQUESTED_CELLS: MemoSlot[int, _RequestedCells] = MemoSlot("requested cells by row", size=1)
 # Per layout, the row counts of the memory needs seen lately (4 floats a row: 3 MB at 100,000 rows).
-_ROW_COUNTS: MemoSlot[float | None, RowCounts] = MemoSlot("row counts", size=4, max_bytes=32 * 2**20)
+_ROW_COUNTS: MemoSlot[Hashable, RowCounts] = MemoSlot("row counts", size=4, max_bytes=32 * 2**20)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,21 +258,21 @@ def judged_by_row(
     layout: Layout,
     tables: OfferTables,
     masks: tuple[BoolArray, BoolArray, FloatArray],
-    memory_needed_gb: float | None,
+    fewest_key: Hashable,
     plan_keep: BoolArray | None,
     counts: RowCounts | None = None,
 ) -> RowJudgement:
     """``judge`` of every cell of ``layout`` without a deadline or budget (module docstring).
 
     ``masks``: per row, matching the filters, a stale price, and the fewest cards that hold the model
-    (``memory_needed_gb``'s); ``plan_keep``: per ``layout.plans.at`` cell, whether the plan is quoted
+    (kept by ``fewest_key``, what identifies them); ``plan_keep``: per ``layout.plans.at`` cell, whether the plan is quoted
     there (None without plans); ``counts``: the rows' counts when not ``layout``'s own (made from the
     whole grid: ``grid_row_counts``).
     """
     matching, stale, fewest_cards = masks
     if counts is None:
         counts = _ROW_COUNTS.of(layout.memos).get(
-            memory_needed_gb, lambda: _row_counts(layout, tables, fewest_cards)
+            fewest_key, lambda: _row_counts(layout, tables, fewest_cards)
         )
     rows = tables.offer_count
     row_matching, row_stale = matching[:rows], stale[:rows]
