@@ -97,3 +97,30 @@ def test_a_placement_reading_an_array_its_kinds_are_not_keyed_by_fails(
 
     with pytest.raises(ValueError, match="not keyed by"):
         placing.placed_by_kind(tables, inputs, cards, cell_count, at_cells)
+
+
+def test_a_jobs_row_kinds_are_kept_by_its_read_only_arrays() -> None:
+    """The kinds of a job's per-row arrays are kept by the arrays' identity (the entry keeps the arrays,
+    so no other array takes their ids meanwhile), only when they are read-only: each time the kinds are
+    those the arrays' values give."""
+    tables = _snapshot().tables
+    rng = np.random.default_rng(4)
+
+    def arrays() -> tuple[np.ndarray, ...]:
+        cards = rng.choice((1.0, 2.0, 4.0, 8.0), tables.size)
+        return (cards, cards > 2)
+
+    def fresh(job_rows: tuple[np.ndarray, ...]) -> Any:
+        return placing._row_kinds(
+            tables, tuple(np.array(values) for values in job_rows)
+        )  # writable: not kept
+
+    for _ in range(20):
+        job_rows = arrays()
+        for values in job_rows:
+            values.flags.writeable = False
+        kept = placing._row_kinds(tables, job_rows)
+        assert placing._row_kinds(tables, job_rows) is kept
+        expected = fresh(job_rows)
+        assert expected is not fresh(job_rows)
+        assert np.array_equal(kept.code, expected.code) and np.array_equal(kept.first, expected.first)

@@ -103,9 +103,24 @@ _TABLE_KINDS: MemoSlot[int, _Kinds] = MemoSlot("placement kinds", size=1)
 
 
 def _row_kinds(tables: OfferTables, job_rows: tuple[np.ndarray, ...]) -> _Kinds:
-    """The rows' kinds by the tables' placement columns and the job's per-row arrays."""
+    """The rows' kinds by the tables' placement columns and the job's per-row arrays: kept by the arrays'
+    identity when each is read-only (a serving job's replica layout is one per memory need's fewest
+    cards: ``jobs.serving.serving_layout``), with the arrays, so their ids are not reused meanwhile."""
     table = _TABLE_KINDS.of(tables.memos).get(0, lambda: _table_kinds(tables))
-    return _kinds(table, [_bits(values) for values in job_rows])
+    if any(values.flags.writeable for values in job_rows):
+        return _kinds(table, [_bits(values) for values in job_rows])
+    kept = _JOB_KINDS.of(tables.memos)
+    key = tuple(id(values) for values in job_rows)
+    found = kept.lookup(key)
+    if found is not None and all(a is b for a, b in zip(found[0], job_rows, strict=True)):
+        return found[1]
+    return kept.keep(key, (job_rows, _kinds(table, [_bits(values) for values in job_rows])))[1]
+
+
+# The kinds of the read-only per-row arrays of the jobs seen lately, by the arrays' identity.
+_JOB_KINDS: MemoSlot[tuple[int, ...], tuple[tuple[np.ndarray, ...], _Kinds]] = MemoSlot(
+    "job row kinds", size=8
+)
 
 
 class _KindRows:
