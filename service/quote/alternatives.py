@@ -13,7 +13,7 @@ from typing import Literal
 
 import msgspec
 
-from schemas.quote import Alternative, Quote, QuoteRequest, QuoteResponse
+from schemas.quote import Alternative, Quote, QuoteRequest
 from service.quote.evaluate.evaluation import Evaluation
 from service.quote.model.memory import PRECISION_BYTES
 from service.quote.resolve import ResolvedRequest
@@ -46,22 +46,25 @@ def quantized_requests(
 
 
 def _at(request: QuoteRequest, precision: Literal["int8", "int4"]) -> QuoteRequest:
+    """``request`` at ``precision``, asking for its top quote alone: the recommendation is the top of the
+    ranking whatever the limit, and a quote is built from its own figures alone, so it is the very quote
+    the full answer recommends."""
     return msgspec.structs.replace(
-        request, workload=msgspec.structs.replace(request.workload, precision=precision)
+        request, workload=msgspec.structs.replace(request.workload, precision=precision), limit=1
     )
 
 
 def better_alternatives(
-    answers: list[tuple[Literal["int8", "int4"], QuoteResponse]], recommended: Quote | None
+    answers: list[tuple[Literal["int8", "int4"], Quote | None, float | None]], recommended: Quote | None
 ) -> list[Alternative]:
-    """The quantized answers that change the decision: a recommendation where there was none, or a
-    cheaper one than ``recommended``."""
+    """The quantized answers (each precision's recommended quote and the memory it needs, None where
+    nothing qualifies or no model size is known) that change the decision: a recommendation where there
+    was none, or a cheaper one than ``recommended``."""
     found = []
-    for precision, answer in answers:
-        pick = next((quote for quote in answer.quotes if quote.id == answer.recommended), None)
-        if pick is None or answer.memory is None:
+    for precision, pick, memory_needed_gb in answers:
+        if pick is None or memory_needed_gb is None:
             continue
         if recommended is not None and pick.cost_cny.expected >= recommended.cost_cny.expected:
             continue
-        found.append(Alternative(precision=precision, quote=pick, memory_needed_gb=answer.memory.needed_gb))
+        found.append(Alternative(precision=precision, quote=pick, memory_needed_gb=memory_needed_gb))
     return found

@@ -236,7 +236,81 @@ def _fewest_cards(
 
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
     """Rank every feasible way to run the job by cost, time or value; pure."""
-    return _answer(snapshot, request, options, with_alternatives=True)
+    return _answer(snapshot, request, options)
+
+
+def _resolved(snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions) -> ResolvedRequest:
+    known = snapshot.known(options.vendors)
+    return resolve_request(
+        request,
+        snapshot.tables,
+        snapshot.statuses.keys(),
+        options.catalog,
+        options.bytes_per_param,
+        known=known,
+    )
+
+
+def _evaluated(
+    tables: OfferTables, resolved: ResolvedRequest, options: QuoteOptions, fast: FastPaths
+) -> Evaluation:
+    return evaluate(
+        tables,
+        resolved,
+        catalog=options.catalog,
+        now_s=options.now.timestamp(),
+        price_max_age_s=options.price_max_age_s,
+        cross_node_factor=options.cross_node_factor,
+        max_plan_cards=options.max_plan_cards,
+        cross_city_mbps=options.cross_city_mbps,
+        gpu_hours_between_failures=options.gpu_hours_between_failures,
+        spot_interruptions_per_month=options.spot_interruptions_per_month,
+        fast=fast,
+    )
+
+
+def _context(
+    snapshot: Snapshot, resolved: ResolvedRequest, evaluation: Evaluation, options: QuoteOptions
+) -> QuoteContext:
+    return QuoteContext(
+        tables=snapshot.tables,
+        evaluation=evaluation,
+        resolved=resolved,
+        catalog=options.catalog,
+        now_s=options.now.timestamp(),
+        price_max_age_s=options.price_max_age_s,
+        operator_factor=options.cross_node_factor,
+        cross_city_mbps=options.cross_city_mbps,
+        lang=resolved.request.lang,
+        held=snapshot.held,
+    )
+
+
+def _recommendation(
+    snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions
+) -> tuple[Quote | None, float | None]:
+    """The recommended quote of ``request`` (None when nothing qualifies) and the memory it needs: what its
+    full answer says of them, without the rest of it (the other quotes, the summary)."""
+    resolved = _resolved(snapshot, request, options)
+    evaluation = _evaluated(snapshot.tables, resolved, options, options.fast_paths)
+    keys = CandidateKeys.of_cells(
+        evaluation.qualifying,
+        evaluation.cells,
+        evaluation.cost_expected,
+        evaluation.hours_expected,
+        offers=snapshot.tables.size,
+        id_order=snapshot.tables.id_order,
+        cards=evaluation.cards,
+        time_value_cny_per_hour=request.time_value_cny_per_hour,
+    )
+    memory = _memory_need(resolved, snapshot)
+    needed_gb = None if memory is None else memory.needed_gb  # as the answer shows it
+    if keys.size == 0:
+        return None, needed_gb
+    recommended = pick(keys, request.rank_by, 1, top_k=options.fast_paths.top_k).recommended
+    column, offer = divmod(int(keys.positions[recommended]), keys.offers)
+    (built,) = build_quotes(_context(snapshot, resolved, evaluation, options), [(offer, column, 1)])
+    return built.quote, needed_gb
 
 
 def _alternatives(
@@ -246,12 +320,10 @@ def _alternatives(
     recommended: tuple[int, Quote] | None,
     options: QuoteOptions,
 ) -> list[Alternative]:
-    """The quantized alternatives that change the decision (``alternatives``), each answered in full."""
+    """The quantized alternatives that change the decision (``alternatives``): each precision's
+    recommendation, as its own answer would give it."""
     asked = quantized_requests(resolved, evaluation, None if recommended is None else recommended[0])
-    answers = [
-        (precision, _answer(snapshot, request, options, with_alternatives=False))
-        for precision, request in asked
-    ]
+    answers = [(precision, *_recommendation(snapshot, request, options)) for precision, request in asked]
     return better_alternatives(answers, None if recommended is None else recommended[1])
 
 
@@ -273,30 +345,12 @@ def _alternative_sentences(
     ]
 
 
-def _answer(
-    snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions, *, with_alternatives: bool
-) -> QuoteResponse:
+def _answer(snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions) -> QuoteResponse:
     tables = snapshot.tables
-    known = snapshot.known(options.vendors)
-    resolved = resolve_request(
-        request, tables, snapshot.statuses.keys(), options.catalog, options.bytes_per_param, known=known
-    )
-    now_s = options.now.timestamp()
+    resolved = _resolved(snapshot, request, options)
 
     def run(resolved: ResolvedRequest, fast: FastPaths = options.fast_paths) -> Evaluation:
-        return evaluate(
-            tables,
-            resolved,
-            catalog=options.catalog,
-            now_s=now_s,
-            price_max_age_s=options.price_max_age_s,
-            cross_node_factor=options.cross_node_factor,
-            max_plan_cards=options.max_plan_cards,
-            cross_city_mbps=options.cross_city_mbps,
-            gpu_hours_between_failures=options.gpu_hours_between_failures,
-            spot_interruptions_per_month=options.spot_interruptions_per_month,
-            fast=fast,
-        )
+        return _evaluated(tables, resolved, options, fast)
 
     def run_whole(resolved: ResolvedRequest) -> Evaluation:
         """Every row billed: what is said of a request nothing fits reads candidates a pruned evaluation
@@ -320,7 +374,7 @@ def _answer(
         time_value_cny_per_hour=request.time_value_cny_per_hour,
     )
     if keys.size == 0:
-        found = _alternatives(snapshot, resolved, evaluation, None, options) if with_alternatives else []
+        found = _alternatives(snapshot, resolved, evaluation, None, options)
         return QuoteResponse(
             quotes=[],
             excluded=evaluation.excluded,
@@ -362,19 +416,7 @@ def _answer(
     columns, offers = np.divmod(keys.positions[ranked], keys.offers)
     chosen = list(zip(offers.tolist(), columns.tolist(), map(ranks.__getitem__, ranked), strict=True))
     single_at = add_single_card(chosen, evaluation, tables, request)
-    context = QuoteContext(
-        tables=tables,
-        evaluation=evaluation,
-        resolved=resolved,
-        catalog=options.catalog,
-        now_s=now_s,
-        price_max_age_s=options.price_max_age_s,
-        operator_factor=options.cross_node_factor,
-        cross_city_mbps=options.cross_city_mbps,
-        lang=request.lang,
-        held=snapshot.held,
-    )
-    built_quotes = build_quotes(context, chosen)
+    built_quotes = build_quotes(_context(snapshot, resolved, evaluation, options), chosen)
     structs = [built_quote.quote for built_quote in built_quotes]
     built = dict(zip(ranked, built_quotes, strict=False))
     quotes = structs[: len(ranked)]
@@ -382,11 +424,7 @@ def _answer(
     matching_min_cards = evaluation.min_cards[evaluation.matching]
     top = built[picks.recommended].quote
     recommended_offer = chosen[ranked.index(picks.recommended)][0]
-    found = (
-        _alternatives(snapshot, resolved, evaluation, (recommended_offer, top), options)
-        if with_alternatives
-        else []
-    )
+    found = _alternatives(snapshot, resolved, evaluation, (recommended_offer, top), options)
     safe = None if safe_at is None else built[safe_at].quote
     summary = quote_summary(
         recommended=built[picks.recommended].quote,
