@@ -286,6 +286,20 @@ def _context(
     )
 
 
+def _keys(evaluation: Evaluation, tables: OfferTables, request: QuoteRequest) -> CandidateKeys:
+    """The ranking keys of the evaluation's qualifying candidates."""
+    return CandidateKeys.of_cells(
+        evaluation.qualifying,
+        evaluation.cells,
+        evaluation.cost_expected,
+        evaluation.hours_expected,
+        offers=tables.size,
+        id_order=tables.id_order,
+        cards=evaluation.cards,
+        time_value_cny_per_hour=request.time_value_cny_per_hour,
+    )
+
+
 def _recommendation(
     snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions
 ) -> tuple[Quote | None, float | None]:
@@ -293,16 +307,7 @@ def _recommendation(
     full answer says of them, without the rest of it (the other quotes, the summary)."""
     resolved = _resolved(snapshot, request, options)
     evaluation = _evaluated(snapshot.tables, resolved, options, options.fast_paths)
-    keys = CandidateKeys.of_cells(
-        evaluation.qualifying,
-        evaluation.cells,
-        evaluation.cost_expected,
-        evaluation.hours_expected,
-        offers=snapshot.tables.size,
-        id_order=snapshot.tables.id_order,
-        cards=evaluation.cards,
-        time_value_cny_per_hour=request.time_value_cny_per_hour,
-    )
+    keys = _keys(evaluation, snapshot.tables, request)
     memory = _memory_need(resolved, snapshot)
     needed_gb = None if memory is None else memory.needed_gb  # as the answer shows it
     if keys.size == 0:
@@ -363,16 +368,7 @@ def _answer(snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions) ->
     sizing_info = _sizing_info(resolved)
     warnings = _response_warnings(resolved, evaluation, snapshot, options)
     snapshot_info = SnapshotInfo(version=snapshot.version, oldest_fetched_at=snapshot.oldest_fetched_at)
-    keys = CandidateKeys.of_cells(
-        evaluation.qualifying,
-        evaluation.cells,
-        evaluation.cost_expected,
-        evaluation.hours_expected,
-        offers=tables.size,
-        id_order=tables.id_order,
-        cards=evaluation.cards,
-        time_value_cny_per_hour=request.time_value_cny_per_hour,
-    )
+    keys = _keys(evaluation, tables, request)
     if keys.size == 0:
         found = _alternatives(snapshot, resolved, evaluation, None, options)
         return QuoteResponse(
