@@ -203,22 +203,7 @@ def _row_rates(tables: OfferTables) -> _RowRates:
 
 
 def _row_speedups(layout: Layout, tables: OfferTables, scaling: ScalingColumns) -> RowSpeedups:
-    expected, cards = scaling.expected, layout.cards  # (counts, columns)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = cards[:, None] / expected
-    ratio_from = np.minimum.accumulate(ratios[::-1], axis=0)[::-1]  # row 0: the least n / s(n) of all
-    at = _most_at(layout, tables)
-    best = np.maximum.accumulate(expected, axis=0)  # per column: the largest speed-up up to each count
-    supplied = at >= 0
-    fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
-    return RowSpeedups(
-        fastest=frozen(fastest),
-        supplied=frozen(supplied),
-        rate_per_card_hour=_row_rates(tables).per_card_hour,
-        ratio_from=frozen(np.ascontiguousarray(ratio_from)),
-        cards=cards,
-        code=scaling.code,
-    )
+    return _speedups_at(layout.cards, tables, scaling, _most_at(layout, tables), skip_unknown=False)
 
 
 def placed_row_speedups(cards: FloatArray, tables: OfferTables, scaling: ScalingColumns) -> RowSpeedups:
@@ -227,15 +212,24 @@ def placed_row_speedups(cards: FloatArray, tables: OfferTables, scaling: Scaling
     stock and the cards of its most units in all (``max_units`` bounds one rental alone), and a count with
     no speed-up (fewer cards than one run takes: never placed) is left out of both bounds, where one
     rental's rule (``row_speedups``) would carry its NaN to every count below the next."""
-    expected = scaling.expected
+    most_cards = np.minimum(tables.most_units * tables.unit_cards, tables.available_cards)
+    most_at = np.searchsorted(cards, most_cards, side="right") - 1
+    return _speedups_at(cards, tables, scaling, most_at, skip_unknown=True)
+
+
+def _speedups_at(
+    cards: FloatArray, tables: OfferTables, scaling: ScalingColumns, most_at: IntArray, *, skip_unknown: bool
+) -> RowSpeedups:
+    """``RowSpeedups`` at ``cards`` with each row's most cards at position ``most_at`` among them (-1:
+    none); ``skip_unknown``: a NaN speed-up is left out of both accumulations rather than carried."""
+    expected = scaling.expected  # (counts, columns)
+    least, largest = (np.fmin, np.fmax) if skip_unknown else (np.minimum, np.maximum)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = cards[:, None] / expected
-    ratio_from = np.fmin.accumulate(ratios[::-1], axis=0)[::-1]
-    most_cards = np.minimum(tables.most_units * tables.unit_cards, tables.available_cards)
-    at = np.searchsorted(cards, most_cards, side="right") - 1
-    best = np.fmax.accumulate(expected, axis=0)
-    supplied = at >= 0
-    fastest = np.where(supplied, best[np.maximum(at, 0), scaling.code], 0.0)
+    ratio_from = least.accumulate(ratios[::-1], axis=0)[::-1]  # row 0: the least n / s(n) of all
+    best = largest.accumulate(expected, axis=0)  # per column: the largest speed-up up to each count
+    supplied = most_at >= 0
+    fastest = np.where(supplied, best[np.maximum(most_at, 0), scaling.code], 0.0)
     return RowSpeedups(
         fastest=frozen(fastest),
         supplied=frozen(supplied),
