@@ -234,8 +234,14 @@ class Layout:
     def _plan_cells(self, tables: OfferTables) -> IntArray:
         assert self.plans is not None
         plan_rows = np.arange(tables.offer_count, tables.size)
-        cells = np.union1d(self.cells_of(plan_rows, tables), self.plans.parts_at.ravel())
-        return frozen(cells.astype(np.int64))
+        parts = self.plans.parts_at.ravel()
+        if parts.size and parts.min() < 0:
+            raise ValueError("a combined plan's part is not among the layout's cells")
+        # Marked and read back in order: ascending and once each, without sorting them.
+        marked = np.zeros(self.cells.size, dtype=np.bool_)
+        marked[self.cells_of(plan_rows, tables)] = True
+        marked[parts] = True
+        return frozen(np.flatnonzero(marked))
 
     def subset(self, at: IntArray, tables: OfferTables, *, with_plans: bool = True) -> Layout:
         """The layout of this one's cells at positions ``at`` (ascending), every one billed cell by cell;
@@ -324,8 +330,9 @@ class Layout:
 def _by_row(cell_offer: IntArray, rows: int) -> tuple[IntArray, IntArray]:
     """The cells ordered by their row (stably), and where each row's cells start in that order."""
     order = frozen(np.argsort(cell_offer, kind="stable"))
-    starts = frozen(np.searchsorted(cell_offer[order], np.arange(rows + 1)))
-    return order, starts
+    starts = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cell_offer, minlength=rows), out=starts[1:])
+    return order, frozen(starts)
 
 
 # Each layout's cells grouped by row, for the rows a pruned evaluation bills (``Layout.cells_of``).

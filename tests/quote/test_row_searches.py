@@ -1,0 +1,103 @@
+"""The per-row searches a new memory need or a new layout costs, each against the plain search it replaces.
+
+- ``row_judge._Keys.below``: a row's cells below a count, read from the kept table of the first counts,
+  searched past them;
+- ``row_judge._counts_below``: the counts below each row's fewest cards, read from a table of whole
+  numbers of cards, searched for anything else (NaN, fractions, below zero);
+- ``layout._by_row``: where each row's cells start, counted rather than searched;
+- ``Layout.plan_cells``: the combined plans' cells with their products, marked rather than sorted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from service.quote import FastPaths, QuoteOptions
+from service.quote.evaluate import layout, row_judge
+from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.seeded import answers, catalog, requests
+from tests.quote.test_placed_pruning import _independent
+
+
+def _drawn_keys(rng: np.random.Generator, rows: int, counts: int) -> np.ndarray:
+    """Sorted keys ``row × counts + count``, each row holding a random subset of the counts (some none)."""
+    held = rng.random((rows, counts)) < rng.choice((0.05, 0.4, 0.9), size=(rows, 1))
+    row, count = np.nonzero(held)
+    keys: np.ndarray = row * counts + count
+    return keys
+
+
+@pytest.mark.parametrize("counts", [3, 16, 17, 40, 136])
+def test_cells_below_a_count_are_those_a_search_finds(counts: int) -> None:
+    """Every row's cells below its count, for counts within the kept table, past it, and mixed."""
+    rng = np.random.default_rng(counts)
+    rows = 400
+    keys = _drawn_keys(rng, rows, counts)
+    kept = row_judge._Keys.of(keys, rows, counts)
+    for highest in (min(counts, 16), counts):
+        searched = np.flatnonzero(rng.random(rows) < 0.7)
+        below = rng.integers(1, highest + 1, size=searched.size)
+        found = kept.below(searched, searched * counts, below)
+        expected = np.zeros(rows)
+        for row, count in zip(searched.tolist(), below.tolist(), strict=True):
+            expected[row] = np.count_nonzero((keys >= row * counts) & (keys < row * counts + count))
+        assert np.array_equal(found, expected)
+
+
+def test_counts_below_the_fewest_cards_are_a_searchs() -> None:
+    """Whole numbers (past the largest count too, and infinite), and the figures read by a search."""
+    cards = np.array([1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 24.0, 32.0])
+    whole = np.array([1.0, 2.0, 5.0, 7.0, 8.0, 9.0, 32.0, 33.0, 500.0, np.inf, 0.0])
+    for fewest in (
+        whole,
+        np.append(whole, np.nan),
+        np.append(whole, 2.5),
+        np.append(whole, -1.0),
+        np.ones(50),
+    ):
+        found = row_judge._counts_below(cards, fewest)
+        assert np.array_equal(found, np.searchsorted(cards, fewest, side="left"))
+        assert found.dtype == np.intp
+
+
+def test_each_rows_cells_start_where_a_search_finds_them() -> None:
+    rng = np.random.default_rng(5)
+    for rows in (1, 7, 300):
+        cell_offer = rng.integers(0, rows, size=rng.integers(0, 2_000))
+        cell_offer[: cell_offer.size // 3] = 0  # a row with many cells, and rows with none
+        order, starts = layout._by_row(cell_offer, rows + 3)
+        assert np.array_equal(order, np.argsort(cell_offer, kind="stable"))
+        assert np.array_equal(starts, np.searchsorted(cell_offer[order], np.arange(rows + 4)))
+        assert starts.dtype == np.intp
+
+
+def _plan_cells_sorted(built: layout.Layout, offer_count: int) -> np.ndarray:
+    """What ``plan_cells`` held before: the plans' rows' cells and their products', sorted together."""
+    assert built.plans is not None
+    in_plan_rows = np.flatnonzero(built.cell_offer >= offer_count)
+    return np.union1d(in_plan_rows, built.plans.parts_at.ravel()).astype(np.int64)
+
+
+def test_the_plans_cells_are_those_sorted_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At every layout seeded requests price plans on (batch, limits, sweeps pruned on their grid, a
+    catalog with packages), pruned on every table."""
+    snapshot = catalog(71, 500, clusters=12, packaged_vendors=8)
+    tables = snapshot.tables
+    assert tables.plans
+    compared: list[int] = []
+    real = layout.Layout._plan_cells
+
+    def compared_with_sorting(self: layout.Layout, tables_: Any) -> Any:
+        found = real(self, tables_)
+        assert np.array_equal(found, _plan_cells_sorted(self, tables_.offer_count))
+        assert found.dtype == np.int64
+        compared.append(found.size)
+        return found
+
+    monkeypatch.setattr(layout.Layout, "_plan_cells", compared_with_sorting)
+    options = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
+    answers(snapshot, [*requests(72, 80, snapshot), *_independent(73, snapshot, 30)], options)
+    assert len(compared) >= 10 and min(compared) > 0
