@@ -2,8 +2,8 @@
 
 - ``row_judge._Keys.below``: a row's cells below a count, read from the kept table of the first counts,
   searched past them;
-- ``row_judge._counts_below``: the counts below each row's fewest cards, read from a table of whole
-  numbers of cards, searched for anything else (NaN, fractions, below zero);
+- ``base.arrays.whole_positions``: the counts below each row's fewest cards (or at its replicas' cards),
+  read from a table of whole numbers of cards, searched for anything else (fractions, below zero);
 - ``layout._by_row``: where each row's cells start, counted rather than searched;
 - ``Layout.plan_cells``: the combined plans' cells with their products, marked rather than sorted.
 """
@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from service.quote import FastPaths, QuoteOptions
+from service.quote.base.arrays import whole_positions
 from service.quote.evaluate import layout, row_judge
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
@@ -47,19 +48,33 @@ def test_cells_below_a_count_are_those_a_search_finds(counts: int) -> None:
         assert np.array_equal(found, expected)
 
 
-def test_counts_below_the_fewest_cards_are_a_searchs() -> None:
-    """Whole numbers (past the largest count too, and infinite), and the figures read by a search."""
-    cards = np.array([1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 24.0, 32.0])
+@pytest.mark.parametrize(
+    "ascending",
+    [
+        [1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 16.0, 24.0, 32.0],
+        [2.0, 2.5, 7.25],  # not whole numbers: the table still answers whole values
+        [1.0],
+        [],
+        [1.0, 1e9],  # too large for a table: searched
+    ],
+)
+def test_positions_of_whole_numbers_are_a_searchs(ascending: list[float]) -> None:
+    """Whole numbers (past the largest too, infinite, NaN) from the table; fractions and negative numbers
+    searched: every answer ``np.searchsorted``'s."""
+    cards = np.array(ascending)
     whole = np.array([1.0, 2.0, 5.0, 7.0, 8.0, 9.0, 32.0, 33.0, 500.0, np.inf, 0.0])
-    for fewest in (
+    for values in (
         whole,
         np.append(whole, np.nan),
         np.append(whole, 2.5),
         np.append(whole, -1.0),
+        np.append(whole, -np.inf),
         np.ones(50),
+        np.full(3, np.nan),
+        np.empty(0),
     ):
-        found = row_judge._counts_below(cards, fewest)
-        assert np.array_equal(found, np.searchsorted(cards, fewest, side="left"))
+        found = whole_positions(cards, values)
+        assert np.array_equal(found, np.searchsorted(cards, values, side="left"))
         assert found.dtype == np.intp
 
 

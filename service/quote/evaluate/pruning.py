@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schemas.quote import QuoteRequest
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted, whole_positions
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.judge import past_however_shown
@@ -165,7 +165,7 @@ class RowSpeedups:
         if fewest_cards.max(initial=0.0) <= self.cards[0]:
             least: FloatArray = self.ratio_from[0].take(self.code)
             return least
-        at = np.searchsorted(self.cards, fewest_cards, side="left")
+        at = whole_positions(self.cards, fewest_cards)
         held = at < self.cards.size
         ratio: FloatArray = np.where(
             held, self.ratio_from[np.minimum(at, self.cards.size - 1), self.code], np.inf

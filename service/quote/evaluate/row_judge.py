@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.quote import Excluded
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, whole_positions
 from service.quote.base.memo import MemoSlot
 from service.quote.evaluate.layout import Layout
 from service.quote.model.tables import OfferTables
@@ -147,23 +147,6 @@ def _requested_cells(layout: Layout, tables: OfferTables) -> _RequestedCells:
     )
 
 
-def _counts_below(cards: FloatArray, fewest_cards: FloatArray) -> IntArray:
-    """Per row, how many of ``cards`` (ascending) are below its fewest cards: ``np.searchsorted``'s
-    answer, read from a table of every whole number of cards up to past the largest count (a search per
-    row costs ten times more); searched when some figure is not such a number."""
-    past = float(cards[-1]) + 1.0
-    capped = np.minimum(fewest_cards, past)
-    least = capped.min(initial=past)
-    if not least >= 0.0:  # a NaN, or below zero
-        return np.searchsorted(cards, fewest_cards, side="left")
-    whole = capped.astype(np.int64)
-    if not np.array_equal(whole, capped):
-        return np.searchsorted(cards, fewest_cards, side="left")
-    table = np.searchsorted(cards, np.arange(int(past) + 1, dtype=np.float64), side="left")
-    below: IntArray = table.take(whole)
-    return below
-
-
 def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -> RowCounts:
     """A row's requested cells, counted per reason: those of each row below the fewest cards that hold
     the model (its counts ascend) do not hold it, and a row whose most cards do not has none that does."""
@@ -174,7 +157,7 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     holds = row_holds[:rows]
     requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
     if per_cell_memory:
-        below = _counts_below(layout.cards, fewest_cards[:rows])
+        below = whole_positions(layout.cards, fewest_cards[:rows])
         searched = np.flatnonzero(holds & (below > 0))  # elsewhere none is below, or none holds it
         row_keys, below = searched * len(layout.counts), below.take(searched)
         requested_below = cells.requested.below(searched, row_keys, below)

@@ -25,7 +25,7 @@ import numpy as np
 
 from schemas.quote import MAX_CARDS, QuoteRequest, Task, Workload
 from service.errors import InvalidRequest
-from service.quote.base.arrays import BoolArray, FloatArray, frozen
+from service.quote.base.arrays import BoolArray, FloatArray, frozen, whole_positions
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
@@ -194,7 +194,7 @@ def _at_least(cards: FloatArray, least: FloatArray, layout: ServingLayout) -> Bo
     """``(counts, rows)``: each hosting row at the count of exactly its ``least`` cards (whole replicas;
     none where no count is). One count per row at most, so the cells are set row by row rather than
     worked out over the whole grid."""
-    at = np.minimum(np.searchsorted(cards, least), cards.size - 1)  # NaN: past every count
+    at = np.minimum(whole_positions(cards, least), cards.size - 1)  # NaN: past every count
     with np.errstate(invalid="ignore"):
         hit = (cards.take(at) == least) & layout.hosts & (least % layout.replica_cards == 0)
     rows = np.flatnonzero(hit)
