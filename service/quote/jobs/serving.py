@@ -175,7 +175,10 @@ def serving_candidates(
     least = replicas * layout.replica_cards
     if card_counts is None:
         servable = matching & layout.hosts & np.isfinite(least) & (least <= MAX_CARDS)
-        given = set(np.unique(least[servable]).astype(np.int64).tolist())  # truncated as int() does
+        truncated = least[servable].astype(np.int64)  # as int() does; at most MAX_CARDS
+        # The distinct counts, by a tally of each (a sort of 100,000 rows costs ten times more).
+        tally = np.bincount(truncated) if truncated.size and truncated.min() >= 0 else None
+        given = set((np.unique(truncated) if tally is None else np.flatnonzero(tally)).tolist())
         counts = tuple(sorted({1, *given}))
         requested = _at_least(np.array(counts, dtype=np.float64), least, layout)
     else:
