@@ -31,13 +31,22 @@ def _drawn_keys(rng: np.random.Generator, rows: int, counts: int) -> np.ndarray:
     return keys
 
 
+def _firsts_of_keys(keys: np.ndarray, rows: int, counts: int) -> np.ndarray:
+    """``_Keys.firsts`` worked out from the keys alone, key by key."""
+    first = min(row_judge._FIRST_COUNTS, counts)
+    row, count = np.divmod(keys, counts)
+    early = count < first
+    tally = np.bincount(count[early] * rows + row[early], minlength=first * rows).reshape(first, rows)
+    return np.cumsum(tally, axis=0).astype(np.uint8)
+
+
 @pytest.mark.parametrize("counts", [3, 16, 17, 40, 136])
 def test_cells_below_a_count_are_those_a_search_finds(counts: int) -> None:
     """Every row's cells below its count, for counts within the kept table, past it, and mixed."""
     rng = np.random.default_rng(counts)
     rows = 400
     keys = _drawn_keys(rng, rows, counts)
-    kept = row_judge._Keys.of(keys, rows, counts)
+    kept = row_judge._Keys.of(keys, rows, counts, _firsts_of_keys(keys, rows, counts))
     for highest in (min(counts, 16), counts):
         searched = np.flatnonzero(rng.random(rows) < 0.7)
         below = rng.integers(1, highest + 1, size=searched.size)
@@ -116,3 +125,31 @@ def test_the_plans_cells_are_those_sorted_together(monkeypatch: pytest.MonkeyPat
     options = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
     answers(snapshot, [*requests(72, 80, snapshot), *_independent(73, snapshot, 30)], options)
     assert len(compared) >= 10 and min(compared) > 0
+
+
+def test_the_first_counts_table_is_the_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each layout's table of the first counts, read off its dense counts and the cells past them,
+    holds what its requested (and supplied) cells' keys say: over seeded requests, with layouts billed
+    sparse from their second count on (as at market scale), and whole."""
+    snapshot = catalog(74, 600, clusters=16, packaged_vendors=6)
+    checked: list[tuple[int, bool]] = []
+    real = row_judge._requested_cells
+
+    def compared(built: layout.Layout, tables_: Any) -> Any:
+        found = real(built, tables_)
+        counts = len(built.counts)
+        for kept in (found.requested, found.supplied):
+            keys = kept.keys.astype(np.int64)
+            assert np.array_equal(kept.firsts, _firsts_of_keys(keys, tables_.offer_count, counts))
+        past_dense = (
+            int(np.searchsorted(built.cells, min(16, counts) * tables_.size)) > built.dense * tables_.size
+        )
+        checked.append((built.dense, past_dense))
+        return found
+
+    monkeypatch.setattr(row_judge, "_requested_cells", compared)
+    options = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
+    for dense_cells in (0, 10**9):
+        monkeypatch.setattr(layout, "_DENSE_CELLS", dense_cells)
+        answers(snapshot, list(requests(75 + dense_cells % 7, 120, snapshot)), options)
+    assert any(past for _, past in checked) and any(not past for _, past in checked)

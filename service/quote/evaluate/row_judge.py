@@ -77,7 +77,8 @@ class _Keys:
     firsts: npt.NDArray[np.uint8]  # (first counts, offer rows): [b - 1, row] its cells below count b
 
     @classmethod
-    def of(cls, keys: IntArray, rows: int, counts: int) -> _Keys:
+    def of(cls, keys: IntArray, rows: int, counts: int, firsts: npt.NDArray[np.uint8]) -> _Keys:
+        """``firsts``: the same cells' table (``_firsts``)."""
         # Half the bytes where every key fits 32 bits (96,000 offers of 136 counts: 13 million).
         kept = keys.astype(np.int32) if rows * counts < 2**31 else keys
         starts = np.searchsorted(kept, (np.arange(rows + 1, dtype=np.int64) * counts).astype(kept.dtype))
@@ -85,7 +86,7 @@ class _Keys:
             keys=frozen(kept),
             starts=frozen(starts),
             per_row=frozen(np.diff(starts).astype(np.float64)),
-            firsts=frozen(_firsts(keys, rows, counts)),
+            firsts=frozen(firsts),
         )
 
     def below(self, rows: IntArray, row_keys: IntArray, below: IntArray) -> FloatArray:
@@ -110,14 +111,20 @@ class _Keys:
 _FIRST_COUNTS = 16
 
 
-def _firsts(keys: IntArray, rows: int, counts: int) -> npt.NDArray[np.uint8]:
-    """``(first counts, rows)``: at ``[b - 1, row]``, how many of ``keys`` (``row × counts + count``) are
-    the row's at a count below ``b``, for ``b`` up to ``_FIRST_COUNTS`` (at most that many: one byte)."""
-    first = min(_FIRST_COUNTS, counts)
-    row, count = np.divmod(keys, counts)
-    early = count < first
-    per_count = np.bincount(count[early] * rows + row[early], minlength=first * rows).reshape(first, rows)
-    firsts: npt.NDArray[np.uint8] = np.cumsum(per_count, axis=0, dtype=np.uint8)
+def _firsts(layout: Layout, tables: OfferTables, cells: BoolArray) -> npt.NDArray[np.uint8]:
+    """``(first counts, offer rows)``: at ``[b - 1, row]``, how many of the row's cells set in ``cells``
+    (one flag per cell of ``layout``) are at a count below ``b``, for ``b`` up to ``_FIRST_COUNTS``: read
+    off the dense counts' whole rows and the few cells past them at those counts (cells ascend), not
+    off every cell."""
+    size, first = tables.size, min(_FIRST_COUNTS, len(layout.counts))
+    grid = np.zeros((first, size), dtype=np.bool_)
+    dense = min(layout.dense, first)
+    grid[:dense] = cells[: dense * size].reshape(dense, size)
+    start = layout.dense * size
+    end = int(np.searchsorted(layout.cells, first * size))
+    if end > start:
+        grid.reshape(-1)[layout.cells[start:end]] = cells[start:end]
+    firsts: npt.NDArray[np.uint8] = np.cumsum(grid[:, : tables.offer_count], axis=0, dtype=np.uint8)
     return firsts
 
 
@@ -139,9 +146,10 @@ def _requested_cells(layout: Layout, tables: OfferTables) -> _RequestedCells:
     keys = layout.cell_offer.take(order) * counts + layout.cells.take(order) // tables.size
     requested = layout.requested.take(order)
     plan_cells, plan_at = _plan_rows_cells(layout, tables)
+    supplied = layout.requested & layout.supplies
     return _RequestedCells(
-        requested=_Keys.of(keys[requested], rows, counts),
-        supplied=_Keys.of(keys[requested & layout.supplies.take(order)], rows, counts),
+        requested=_Keys.of(keys[requested], rows, counts, _firsts(layout, tables, layout.requested)),
+        supplied=_Keys.of(keys[supplied.take(order)], rows, counts, _firsts(layout, tables, supplied)),
         plan_cells=frozen(plan_cells),
         plan_at=frozen(plan_at),
     )
