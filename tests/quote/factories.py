@@ -5,12 +5,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
 
 from adapters.gpus import DEFAULT_GPU_CATALOG
 from schemas.offer import Offer
 from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import VendorStatus
 from service.quote import QuoteOptions, Snapshot
+from service.quote.evaluate import evaluation
 from tests.builders import make_offer
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -46,3 +50,17 @@ def request(gpu_hours: float = 48.0, **fields: object) -> QuoteRequest:
 
 def options(**fields: object) -> QuoteOptions:
     return QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, **fields)  # type: ignore[arg-type]
+
+
+def count_billed_cells(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on (within the test), how many cells each evaluation billed, in order."""
+    billed: list[int] = []
+    original = evaluation._evaluation
+
+    def counting(*args: Any, **kwargs: Any) -> evaluation.Evaluation:
+        result = original(*args, **kwargs)
+        billed.append(result.cells.size)
+        return result
+
+    monkeypatch.setattr(evaluation, "_evaluation", counting)
+    return billed

@@ -24,7 +24,7 @@ from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
 from service.quote.evaluate import evaluation, pruning
 from service.quote.evaluate.layout import Layout
-from tests.quote.factories import MAX_AGE_S, NOW, offer, snapshot
+from tests.quote.factories import MAX_AGE_S, NOW, count_billed_cells, offer, snapshot
 from tests.quote.seeded import answers, catalog, requests
 
 _PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
@@ -72,15 +72,7 @@ def test_pruning_bills_fewer_cells_than_the_whole_table(monkeypatch: pytest.Monk
     plain request without limits bills a fraction of the cells the reference bills."""
     snapshot = _catalog(3)
     request = msgspec.convert({"workload": {"gpu_hours": 100, "reference_gpu": "rtx4090"}}, QuoteRequest)
-    billed: list[int] = []
-    original = evaluation._evaluation
-
-    def counting(*args: Any, **kwargs: Any) -> evaluation.Evaluation:
-        result = original(*args, **kwargs)
-        billed.append(result.cells.size)
-        return result
-
-    monkeypatch.setattr(evaluation, "_evaluation", counting)
+    billed = count_billed_cells(monkeypatch)
     build_quote(snapshot, request, options=_PRUNED)
     build_quote(snapshot, request, options=_REFERENCE)
     pruned, whole = billed

@@ -24,7 +24,7 @@ from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote, nearest
 from service.quote.evaluate import evaluation, pruning
-from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.factories import MAX_AGE_S, NOW, count_billed_cells
 from tests.quote.seeded import answers, catalog, requests
 
 _PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
@@ -93,15 +93,7 @@ def test_a_tight_deadline_bills_the_rows_that_can_meet_it(monkeypatch: pytest.Mo
     few rows fast enough for it, a small budget the few cheap enough, and the requests above take that
     path in numbers."""
     snapshot = _catalog(2)
-    billed: list[int] = []
-    original = evaluation._evaluation
-
-    def counting(*args: Any, **kwargs: Any) -> evaluation.Evaluation:
-        result = original(*args, **kwargs)
-        billed.append(result.cells.size)
-        return result
-
-    monkeypatch.setattr(evaluation, "_evaluation", counting)
+    billed = count_billed_cells(monkeypatch)
     for body in (
         {"workload": {"gpu_hours": 400, "reference_gpu": "rtx4090"}, "deadline_hours": 30},
         {"workload": {"gpu_hours": 40, "reference_gpu": "rtx4090"}, "budget_cny": 70},

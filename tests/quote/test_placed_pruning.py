@@ -24,7 +24,7 @@ from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
 from service.quote.evaluate import evaluation, layout, placed, row_judge
 from service.quote.evaluate.layout import Layout, build_layout
-from tests.quote.factories import MAX_AGE_S, NOW
+from tests.quote.factories import MAX_AGE_S, NOW, count_billed_cells
 from tests.quote.seeded import answers, catalog, requests
 
 _PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
@@ -88,15 +88,7 @@ def test_a_sweep_bills_a_fraction_of_its_cells(monkeypatch: pytest.MonkeyPatch) 
         {"workload": {"kind": "independent", "gpu_hours": 400, "runs": 64, "reference_gpu": "rtx4090"}},
         QuoteRequest,
     )
-    billed: list[int] = []
-    original = evaluation._evaluation
-
-    def counting(*args: Any, **kwargs: Any) -> evaluation.Evaluation:
-        result = original(*args, **kwargs)
-        billed.append(result.cells.size)
-        return result
-
-    monkeypatch.setattr(evaluation, "_evaluation", counting)
+    billed = count_billed_cells(monkeypatch)
     pruned = build_quote(snapshot, request, options=_PRUNED)
     whole = build_quote(snapshot, request, options=_REFERENCE)
     assert msgspec.json.encode(pruned) == msgspec.json.encode(whole)
