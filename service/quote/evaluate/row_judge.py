@@ -94,16 +94,15 @@ class _Keys:
         ``rows`` (``row_keys`` and ``below`` theirs), 0 elsewhere."""
         found = np.zeros(self.per_row.size)
         first = below <= self.firsts.shape[0]
-        if first.all():
-            found[rows] = self.firsts.ravel().take((below - 1) * self.per_row.size + rows)
-            return found
-        near = np.flatnonzero(first)
-        near_rows = rows.take(near)
-        found[near_rows] = self.firsts.ravel().take((below.take(near) - 1) * self.per_row.size + near_rows)
-        far = np.flatnonzero(~first)
-        far_rows = rows.take(far)
-        far_keys = (row_keys.take(far) + below.take(far)).astype(self.keys.dtype)
-        found[far_rows] = np.searchsorted(self.keys, far_keys) - self.starts.take(far_rows)
+        every_first = bool(first.all())
+        near: slice | IntArray = slice(None) if every_first else np.flatnonzero(first)
+        near_rows = rows[near]
+        found[near_rows] = self.firsts.ravel().take((below[near] - 1) * self.per_row.size + near_rows)
+        if not every_first:
+            far = np.flatnonzero(~first)
+            far_rows = rows.take(far)
+            far_keys = (row_keys.take(far) + below.take(far)).astype(self.keys.dtype)
+            found[far_rows] = np.searchsorted(self.keys, far_keys) - self.starts.take(far_rows)
         return found
 
 
