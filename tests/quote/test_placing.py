@@ -16,6 +16,8 @@ from service.quote import QuoteOptions, Snapshot
 from service.quote.base.arrays import ArrayT
 from service.quote.evaluate import layout, placing
 from service.quote.jobs import LayoutInputs, RowsAt
+from service.quote.jobs.serving import serving_layout
+from service.quote.model.memory import min_cards
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
 
@@ -124,3 +126,56 @@ def test_a_jobs_row_kinds_are_kept_by_its_read_only_arrays() -> None:
         expected = fresh(job_rows)
         assert expected is not fresh(job_rows)
         assert np.array_equal(kept.code, expected.code) and np.array_equal(kept.first, expected.first)
+
+
+def _same_kinds(found: Any, expected: Any) -> bool:
+    """Whether two kinds split the rows alike (their codes may number the kinds differently), and each
+    kind's first row is of that kind."""
+    pairs = np.unique(found.code * expected.first.size + expected.code).size
+    return (
+        pairs == found.first.size == expected.first.size
+        and np.array_equal(found.code.take(found.first), np.arange(found.first.size))
+        and np.array_equal(expected.code.take(expected.first), np.arange(expected.first.size))
+    )
+
+
+def _folded_kinds(tables: Any, job_rows: tuple[np.ndarray, ...]) -> Any:
+    table = placing._table_kinds(tables)
+    return placing._kinds(table, [placing._bits(values) for values in job_rows])
+
+
+def test_kinds_from_the_columns_a_jobs_arrays_follow_are_the_arrays_kinds() -> None:
+    """A replica's cards (and a run's) follow from a row's GPU memory: the kinds merged from the finer
+    kinds that column makes split the rows as folding the job's arrays over every row does."""
+    tables = _snapshot().tables
+    for needed_gb in (None, 10.0, 30.0, 90.0, 200.0, 700.0, 5_000.0):
+        fewest = np.ones(tables.size) if needed_gb is None else min_cards(needed_gb, tables.gpu_memory_gb)
+        layout = serving_layout(tables, fewest)
+        job_rows = (layout.replica_cards, layout.within_machine, layout.hosts)
+        merged = placing._followed(tables, placing._table_kinds(tables), job_rows, ("gpu_memory_gb",))
+        assert merged is not None
+        assert _same_kinds(merged, _folded_kinds(tables, job_rows))
+        assert _same_kinds(merged, placing._row_kinds(tables, job_rows, ("gpu_memory_gb",)))
+        per_run = (layout.replica_cards,)
+        assert _same_kinds(
+            placing._row_kinds(tables, per_run, ("gpu_memory_gb",)), _folded_kinds(tables, per_run)
+        )
+
+
+def test_arrays_that_do_not_follow_the_columns_named_are_folded_row_by_row() -> None:
+    """A job whose arrays differ within a kind of the named columns is not placed by those kinds: the
+    check finds the difference, and the kinds are the arrays' own."""
+    tables = _snapshot().tables
+    rng = np.random.default_rng(9)
+    fewest = min_cards(30.0, tables.gpu_memory_gb)
+    cards = serving_layout(tables, fewest).replica_cards.copy()
+    finer = placing._kinds(placing._table_kinds(tables), [placing._bits(tables.gpu_memory_gb)])
+    # Rows that share their finer kind with the row that stands for it: changing one is a difference.
+    shared = np.flatnonzero(finer.first.take(finer.code) != np.arange(tables.size))
+    changed = rng.choice(shared, 3, replace=False)
+    cards[changed] *= 2.0  # three rows no longer follow their GPU memory
+    job_rows = (cards, cards > 2)
+    assert placing._followed(tables, placing._table_kinds(tables), job_rows, ("gpu_memory_gb",)) is None
+    assert _same_kinds(
+        placing._row_kinds(tables, job_rows, ("gpu_memory_gb",)), _folded_kinds(tables, job_rows)
+    )

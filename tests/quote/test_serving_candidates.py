@@ -13,7 +13,7 @@ import pytest
 
 from schemas.quote import MAX_CARDS
 from service.quote.base.arrays import BoolArray, FloatArray
-from service.quote.jobs.serving import serving_candidates, serving_layout
+from service.quote.jobs.serving import _whole, serving_candidates, serving_layout
 from service.quote.model.tables import OfferTables
 from tests.quote.seeded import catalog
 
@@ -38,7 +38,11 @@ def test_candidates_are_the_whole_grid_ones(seed: int) -> None:
         fewest = rng.choice([1.0, 1.0, 2.0, 3.0, 5.0, 9.0, 17.0, np.inf], size=tables.size)
         matching = rng.random(tables.size) < 0.7
         replicas: int | FloatArray
-        if trial % 2:
+        if trial % 4 == 3:
+            # Replicas that are not whole numbers (no throughput target gives them): 1.5 replicas of 2
+            # cards are 3 cards, a count, yet no whole replica count.
+            replicas = rng.choice([1.0, 1.5, 2.0, 2.5, 3.0, 4.5, np.nan], size=tables.size)
+        elif trial % 2:
             # A throughput target: replicas per row, some past any count, some unservable (NaN, inf).
             replicas = rng.choice([0.0, 1.0, 2.0, 3.0, 7.0, 40.0, 600.0, np.nan, np.inf], size=tables.size)
         else:
@@ -71,3 +75,17 @@ def test_a_layout_is_kept_for_a_read_only_minimum_alone() -> None:
     other = fewest.copy()
     other.flags.writeable = False
     assert serving_layout(tables, other) is not kept
+
+
+def test_a_layout_says_whether_its_replicas_take_whole_cards() -> None:
+    """``whole_cards`` lets the candidates skip the division by a replica's cards: it holds for the
+    tables' whole machines, and a fraction anywhere clears it (an infinite minimum is no fraction)."""
+    tables = catalog(5, 120, clusters=10).tables
+    fewest = np.random.default_rng(5).choice([1.0, 3.0, 9.0, 17.0, np.inf], size=tables.size)
+    layout = serving_layout(tables, fewest)
+    finite = np.isfinite(layout.replica_cards)
+    assert layout.whole_cards and not finite.all()
+    assert np.array_equal(layout.replica_cards[finite], np.floor(layout.replica_cards[finite]))
+    assert _whole(np.array([1.0, 2.0, np.inf, np.nan, 0.0, 1024.0]))
+    assert not _whole(np.array([1.0, 2.5, 4.0]))
+    assert not _whole(np.array([np.nextafter(2.0, 3.0)]))

@@ -135,6 +135,9 @@ class LayoutInputs(msgspec.Struct, frozen=True):
     requested: BoolArray  # (counts, rows), or broadcast to it
     placement: Placement | None = None
     placement_rows: tuple[FloatArray | BoolArray, ...] = ()
+    # The tables' columns ``placement_rows`` follow from (with the placement columns): a hint, checked
+    # where it is read (``evaluate.placing``)
+    placement_follows: tuple[str, ...] = ()
 
 
 class Candidates(msgspec.Struct, frozen=True, gc=False):

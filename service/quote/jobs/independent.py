@@ -198,7 +198,12 @@ class RunPlacement(Candidates, frozen=True, gc=False):
             requested = asked & (cards[:, None] % per_run == 0) & (cards[:, None] >= per_run) & matching
         placement = functools.partial(placed_runs, tables, per_run)  # at the cells billed alone
         return LayoutInputs(
-            counts=counts, requested=requested, placement=placement, placement_rows=(per_run,)
+            counts=counts,
+            requested=requested,
+            placement=placement,
+            placement_rows=(per_run,),
+            # A run's cards are the caller's, or follow from the row's GPU memory (``cards_per_run``).
+            placement_follows=("gpu_memory_gb",),
         )
 
     def _default_candidates(

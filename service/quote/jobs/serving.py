@@ -67,6 +67,7 @@ class ServingLayout:
     replica_cards: FloatArray
     hosts: BoolArray
     within_machine: BoolArray  # a replica fits one machine (else it spans whole nodes of a cluster)
+    whole_cards: bool  # every finite ``replica_cards`` is a whole number (machines hold whole cards)
 
 
 def serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayout:
@@ -92,11 +93,19 @@ def _serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLay
     whole_machines = np.ceil(fewest_cards / machine) * machine
     cluster = tables.spans_machines & (tables.min_units > 1)
     hosts = np.where(within, ~cluster, tables.spans_machines)
+    replica_cards = np.where(within, power_of_two, whole_machines)
     return ServingLayout(
-        replica_cards=frozen(np.where(within, power_of_two, whole_machines)),
+        replica_cards=frozen(replica_cards),
         hosts=frozen(hosts),
         within_machine=frozen(within),
+        whole_cards=_whole(replica_cards),
     )
+
+
+def _whole(values: FloatArray) -> bool:
+    """Whether every finite value is a whole number."""
+    with np.errstate(invalid="ignore"):
+        return not bool((np.isfinite(values) & (np.floor(values) != values)).any())
 
 
 # The serving layouts of the read-only memory minimums seen last, by the array's identity (the array is
@@ -180,7 +189,8 @@ def serving_candidates(
         tally = np.bincount(truncated) if truncated.size and truncated.min() >= 0 else None
         given = set((np.unique(truncated) if tally is None else np.flatnonzero(tally)).tolist())
         counts = tuple(sorted({1, *given}))
-        requested = _at_least(np.array(counts, dtype=np.float64), least, layout)
+        whole = layout.whole_cards and (isinstance(replicas, int) or _whole(replicas))
+        requested = _at_least(np.array(counts, dtype=np.float64), least, layout, whole_replicas=whole)
     else:
         counts = tuple(sorted({1, *card_counts}))
         cards = np.array(counts, dtype=np.float64)[:, None]
@@ -190,16 +200,28 @@ def serving_candidates(
         requested=requested,
         placement=functools.partial(placed_replicas, tables, layout),
         placement_rows=(layout.replica_cards, layout.within_machine, layout.hosts),
+        placement_follows=_FOLLOWS,
     )
 
 
-def _at_least(cards: FloatArray, least: FloatArray, layout: ServingLayout) -> BoolArray:
+# A replica's cards follow from the memory need's fewest cards, which follow from a row's GPU memory, and
+# from the machine and rental columns the placement reads already (``_serving_layout``).
+_FOLLOWS = ("gpu_memory_gb",)
+
+
+def _at_least(
+    cards: FloatArray, least: FloatArray, layout: ServingLayout, *, whole_replicas: bool
+) -> BoolArray:
     """``(counts, rows)``: each hosting row at the count of exactly its ``least`` cards (whole replicas;
     none where no count is). One count per row at most, so the cells are set row by row rather than
-    worked out over the whole grid."""
+    worked out over the whole grid. ``whole_replicas``: the replicas and each replica's cards are whole
+    numbers, so ``least``, their product, is a multiple of a replica's cards wherever it equals a count
+    (a whole number of cards, exact in floats): nothing to divide."""
     at = np.minimum(whole_positions(cards, least), cards.size - 1)  # NaN: past every count
     with np.errstate(invalid="ignore"):
-        hit = (cards.take(at) == least) & layout.hosts & (least % layout.replica_cards == 0)
+        hit = (cards.take(at) == least) & layout.hosts
+        if not whole_replicas:
+            hit &= least % layout.replica_cards == 0
     rows = np.flatnonzero(hit)
     requested = np.zeros((cards.size, least.size), dtype=np.bool_)
     requested[at.take(rows), rows] = True
