@@ -38,10 +38,18 @@ def conversion_of(
     """
     reference = resolved.reference_gpu
     if reference is None:
-        ones = np.ones((3, tables.size))
+        ones = _unconverted(tables)
         return ones, ones
     converted = _conversion(tables, resolved, catalog, reference)
     return converted.factors, converted.fastest_first
+
+
+def _unconverted(tables: OfferTables) -> FloatArray:
+    """``(3, offers)`` of 1, read-only: the speeds of a job with nothing to convert, one per snapshot."""
+    return _UNCONVERTED.of(tables.memos).get(0, lambda: frozen(np.ones((3, tables.size))))
+
+
+_UNCONVERTED: MemoSlot[int, FloatArray] = MemoSlot("speeds of 1", size=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +110,7 @@ def one_card_hours_of(
     (``model.sizing``); NaN where the catalog does not rate a GPU (left out with the filters)."""
     sizing = resolved.job.sizing
     if sizing is not None:
-        ones = np.ones((3, tables.size))
+        ones = _unconverted(tables)
         sized = one_card_hours(sizing.flops, gpu_facts(tables, catalog)[0], sizing.mfu)
         return ones, OneCardHours.of_rows(sized)
     conversion, fastest_first = conversion_of(tables, resolved, catalog)
@@ -120,16 +128,20 @@ def known_hours(
     than 0, unless the quotient overflows, and it overflows nowhere when it does not at the smallest
     such speed (a correctly rounded quotient only falls as the divisor grows). So the offers whose three
     speeds are such numbers are kept with the conversion, and the three rows are read only when the
-    job's hours overflow somewhere.
+    job's hours overflow somewhere. Without a reference every speed is 1, and every bound the job's
+    hours.
     """
     reference = resolved.reference_gpu
-    if resolved.job.sizing is None and reference is not None:
+    if resolved.job.sizing is None:
+        if reference is None:  # every speed is 1: each bound is the job's hours, exactly
+            return np.full(tables.size, bool(np.isfinite(resolved.job.hours)))
         converted = _conversion(tables, resolved, catalog, reference)
         with np.errstate(over="ignore", divide="ignore"):
             if np.isfinite(np.float64(resolved.job.hours) / converted.smallest_speed):
                 return converted.rated.copy()
-    finite = np.isfinite(hours.every())
-    known: BoolArray = finite[0] & finite[1] & finite[2]
+    known: BoolArray = np.isfinite(hours.expected)
+    for bound in (0, 2):  # the low and high rows, each read where it is kept
+        known &= np.isfinite(hours.row(bound))
     return known
 
 
