@@ -514,6 +514,13 @@ def _bounds_of(
     return of
 
 
+def _row_bounds(job: _Request) -> RowBounds:
+    """The bounds of every row of the job's layout (``pruning.row_bounds``)."""
+    hours = (job.one_card_hours.expected, job.extra_hours)
+    bounds_of = _bounds_of(job.tables, hours, job.matching, (job.fewest_key, job.fewest_cards))
+    return bounds_of(row_speedups(job.layout, job.tables, job.rule, job.scaling))
+
+
 def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
@@ -523,9 +530,7 @@ def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | Non
     tables, layout, request = job.tables, job.layout, job.resolved.request
     safe = safe_rows(tables)
     if placed is None:
-        hours = (job.one_card_hours.expected, job.extra_hours)
-        bounds_of = _bounds_of(tables, hours, job.matching, (job.fewest_key, job.fewest_cards))
-        bounds = bounds_of(row_speedups(layout, tables, job.rule, job.scaling))
+        bounds = _row_bounds(job)
         rows, fastest_rows = seed_rows(bounds, request, safe)
         column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
         one_card = (layout.one_card_column, layout.units[column])
@@ -589,16 +594,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     judged. None when those rows hold more than ``_WHOLE_BILL_SHARE`` of the cells (the whole layout is
     billed), or when no cell qualifies (what then comes nearest reads every cell's figures: ``nearest``)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    speeds = row_speedups(layout, tables, job.rule, job.scaling)
-    bounds = row_bounds(
-        tables,
-        speeds,
-        job.one_card_hours.expected,
-        job.extra_hours,
-        job.matching,
-        (job.fewest_key, job.fewest_cards),
-    )
-    rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
+    rows = rows_within_reach(_row_bounds(job), request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:
         return None
     at, within_reach, speedups = layout.subset_with_plans(layout.cells_of(rows, tables), job.rule, tables)

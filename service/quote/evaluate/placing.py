@@ -117,9 +117,9 @@ def _row_kinds(
     are folded over one row of each kind those columns make, not over every row (``_followed``)."""
     table = _TABLE_KINDS.of(tables.memos).get(0, lambda: _table_kinds(tables))
     kept = None
+    key = tuple(id(values) for values in job_rows)
     if not any(values.flags.writeable for values in job_rows):
         kept = _JOB_KINDS.of(tables.memos)
-        key = tuple(id(values) for values in job_rows)
         found = kept.lookup(key)
         if found is not None and all(a is b for a, b in zip(found[0], job_rows, strict=True)):
             return found[1]
@@ -127,7 +127,7 @@ def _row_kinds(
     if kinds is None:
         kinds = _kinds(table, [_bits(values) for values in job_rows])
     if kept is not None:
-        kept.keep(tuple(id(values) for values in job_rows), (job_rows, kinds))
+        kept.keep(key, (job_rows, kinds))
     return kinds
 
 

@@ -158,12 +158,11 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     """A row's requested cells, counted per reason: those of each row below the fewest cards that hold
     the model (its counts ascend) do not hold it, and a row whose most cards do not has none that does."""
     rows = tables.offer_count
-    row_holds = fewest_cards <= tables.max_units * tables.unit_cards
-    per_cell_memory = bool(fewest_cards.max(initial=1.0) > layout.cards[0])
+    holding = _Holding.of(layout, tables, fewest_cards)
     cells = _REQUESTED_CELLS.of(layout.memos).get(0, lambda: _requested_cells(layout, tables))
-    holds = row_holds[:rows]
+    holds = holding.rows[:rows]
     requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
-    if per_cell_memory:
+    if holding.per_cell:
         below = whole_positions(layout.cards, fewest_cards[:rows])
         searched = np.flatnonzero(holds & (below > 0))  # elsewhere none is below, or none holds it
         row_keys, below = searched * len(layout.counts), below.take(searched)
@@ -172,7 +171,7 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     per_row = (cells.requested.per_row, cells.supplied.per_row, requested_below, supplied_below)
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
     one_card = (layout.supplies[column], layout.units[column])
-    return _counted(layout, tables, fewest_cards, (per_row, one_card), (cells.plan_cells, cells.plan_at))
+    return _counted(layout, tables, holding, (per_row, one_card), (cells.plan_cells, cells.plan_at))
 
 
 def grid_row_counts(
@@ -186,10 +185,11 @@ def grid_row_counts(
     layout that holds some rows' cells alone (``build_layout``'s ``rows``), the combined plans' rows
     among them."""
     rows = tables.offer_count
+    holding = _Holding.of(layout, tables, fewest_cards)
     requested = grid[0][:, :rows]
     supplied = requested & grid[1][:, :rows]
     requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
-    if fewest_cards.max(initial=1.0) > layout.cards[0]:
+    if holding.per_cell:
         # The counts below the fewest cards (what ``_row_counts`` searches for; a row that cannot hold
         # the model at all is counted whole, whatever is below).
         below = layout.cards[:, None] < fewest_cards[:rows]
@@ -202,7 +202,7 @@ def grid_row_counts(
         supplied_below,
     )
     one_card = (grid[1][layout.one_card_column], grid[2])
-    return _counted(layout, tables, fewest_cards, (per_row, one_card), _plan_rows_cells(layout, tables))
+    return _counted(layout, tables, holding, (per_row, one_card), _plan_rows_cells(layout, tables))
 
 
 def _plan_rows_cells(layout: Layout, tables: OfferTables) -> tuple[IntArray, IntArray]:
@@ -216,10 +216,28 @@ def _plan_rows_cells(layout: Layout, tables: OfferTables) -> tuple[IntArray, Int
     return plan_cells, plan_at
 
 
+@dataclass(frozen=True, slots=True)
+class _Holding:
+    """A memory need's fewest cards on a layout: which rows' most cards hold the model, and whether some
+    row needs more cards than the smallest count (its cells are then checked one by one)."""
+
+    fewest_cards: FloatArray
+    rows: BoolArray
+    per_cell: bool
+
+    @classmethod
+    def of(cls, layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -> _Holding:
+        return cls(
+            fewest_cards=fewest_cards,
+            rows=fewest_cards <= tables.max_units * tables.unit_cards,
+            per_cell=bool(fewest_cards.max(initial=1.0) > layout.cards[0]),
+        )
+
+
 def _counted(
     layout: Layout,
     tables: OfferTables,
-    fewest_cards: FloatArray,
+    holding: _Holding,
     cells: tuple[tuple[FloatArray, FloatArray, FloatArray, FloatArray], tuple[BoolArray, FloatArray]],
     plans: tuple[IntArray, IntArray],
 ) -> RowCounts:
@@ -227,8 +245,7 @@ def _counted(
     fewest cards, and from whether each row's one-card cell is supplied and the units it rents
     (``cells``); the combined plans' rows' cells and where the plans' cells fall among them (``plans``)."""
     rows = tables.offer_count
-    row_holds = fewest_cards <= tables.max_units * tables.unit_cards
-    per_cell_memory = bool(fewest_cards.max(initial=1.0) > layout.cards[0])
+    fewest_cards, row_holds, per_cell_memory = holding.fewest_cards, holding.rows, holding.per_cell
     holds = row_holds[:rows]
     (requested, supplied, requested_below, supplied_below), (one_card_supplied, units) = cells
     counts = np.empty((4, rows))
