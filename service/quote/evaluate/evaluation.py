@@ -49,6 +49,7 @@ from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted
 from service.quote.base.memo import MemoSlot
+from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, known_hours, one_card_hours_of
@@ -57,6 +58,7 @@ from service.quote.evaluate.figures import (
     Figure,
     add_data_fees,
     bill,
+    expected_figures,
     fees_per_offer,
     price_plan_cells,
     unknown_hours,
@@ -70,6 +72,7 @@ from service.quote.evaluate.placed import PlacedRows, placed_rows, prunes_placed
 from service.quote.evaluate.pruning import (
     RowBounds,
     RowSpeedups,
+    Thresholds,
     kept_rows,
     key_thresholds,
     prunes,
@@ -80,6 +83,7 @@ from service.quote.evaluate.pruning import (
     safe_rows,
     seed_rows,
     single_card_cost,
+    widened,
 )
 from service.quote.evaluate.row_judge import judged_by_row
 from service.quote.jobs import AskedFor, CandidateRows, SpeedupRule
@@ -591,12 +595,14 @@ def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | Non
 def _limits_pruned(job: _Request) -> Evaluation | None:
     """The evaluation billing only the rows that can meet the request's deadline or budget
     (``pruning.rows_within_reach``), the other rows' cells judged past them without figures; every cell
-    judged. None when those rows hold more than ``_WHOLE_BILL_SHARE`` of the cells (the whole layout is
-    billed), or when no cell qualifies (what then comes nearest reads every cell's figures: ``nearest``)."""
+    judged. When those rows hold more than ``_WHOLE_BILL_SHARE`` of the cells, the rows the ranking can
+    return are billed instead (``_ranked_within_limits``). None when no cell qualifies (what then comes
+    nearest reads every cell's figures: ``nearest``), or neither way bills few enough cells."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    rows = rows_within_reach(_row_bounds(job), request.deadline_hours, request.budget_cny)
+    bounds = _row_bounds(job)
+    rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:
-        return None
+        return _ranked_within_limits(job, bounds)
     at, within_reach, speedups = layout.subset_with_plans(layout.cells_of(rows, tables), job.rule, tables)
     billed = _bill(job, within_reach, speedups)
     requested = _requested_quoting_plans(layout, billed)
@@ -627,6 +633,150 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     return _evaluation(
         job, billed, (runnable[at], qualifying, used_stale, excluded, high_ok), quoted_offers=quoted
     )
+
+
+def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None:
+    """A deadline or a budget that most rows can meet: every cell's expected hours and cost worked out
+    by themselves (``figures.expected_figures``, the same floats as the figure block's) and judged, and
+    the figure block billed only for the rows whose bounds can reach what the response returns. The
+    thresholds here are exact: the k-th best key among every candidate within the limits, the cheapest
+    and fastest of them, and the single card the summary compares (``_single_card_within``).
+
+    A response also names the first candidate in its ranking without a risk (its high end within every
+    limit, on capacity no one takes back: ``assemble.extras.safe_position``), which may rank far below
+    the top. Every candidate up to it is billed: the rows whose bound of the ranking key reaches the
+    least key among the billed risk-free candidates (``_risk_free_key``) are added. None (the whole
+    layout billed) when the layout bills its bounds up front or reads its one-card column past the
+    dense counts, when no cell qualifies, when no billed candidate is free of risk, or when the rows
+    to bill hold more than ``_WHOLE_BILL_SHARE`` of the cells."""
+    tables, layout, request = job.tables, job.layout, job.resolved.request
+    if layout.bounds_up_front or layout.dense <= layout.one_card_column:
+        return None
+    hours, cost, keep = expected_figures(
+        tables,
+        layout,
+        (job.one_card_hours.expected, job.extra_hours),
+        layout.gathered(job.rule, tables),
+        job.fees,
+    )
+    requested = layout.requested
+    if keep is not None and layout.plans is not None:
+        requested = requested.copy()
+        requested[layout.plans.at] &= keep
+    figures = {Figure.HOURS_EXPECTED: hours, Figure.COST_EXPECTED: cost}
+    runnable, qualifying, used_stale, excluded, _ = _judged(job, layout, figures, requested, _unbilled_high)
+    at_qualifying = np.flatnonzero(qualifying)
+    if at_qualifying.size == 0:
+        return None
+    quoted = np.zeros(tables.size, dtype=np.bool_)
+    quoted[layout.cell_offer.take(at_qualifying)] = True
+    safe = safe_rows(tables)
+    thresholds = key_thresholds(
+        request,
+        (cost, hours),
+        qualifying,
+        qualifying_everywhere=None,
+        spot=layout.at_cells(tables.interruptible),
+        single_cost=_single_card_within(job, runnable, hours, cost),
+        any_safe=bool((quoted & safe.rows).any()),
+    )
+    if thresholds is None:
+        return None
+    found = _billed_ranked(job, bounds, thresholds)
+    if found is not None:
+        found = _up_to_risk_free(job, bounds, thresholds, qualifying, found)
+    if found is None:
+        return None
+    at, billed, high_ok = found
+    judged = (runnable.take(at), qualifying.take(at), used_stale, excluded, high_ok)
+    return _evaluation(job, billed, judged, quoted_offers=quoted)
+
+
+def _up_to_risk_free(
+    job: _Request,
+    bounds: RowBounds,
+    thresholds: Thresholds,
+    qualifying: BoolArray,
+    found: tuple[IntArray, _Billed, HighWithin],
+) -> tuple[IntArray, _Billed, HighWithin] | None:
+    """``found`` (``_billed_ranked``'s, at ``thresholds``), or, when the least ranking key among its
+    qualifying cells free of risk (``qualifying``: every cell's) is past the ranking key's threshold,
+    the rows up to that key billed: every candidate up to the first free of risk is then billed. None
+    when none billed is free of risk, or the rows hold too many cells."""
+    at, billed, high_ok = found
+    risk_free = _risk_free_key(job, billed, qualifying.take(at), high_ok)
+    if risk_free is None:
+        return None
+    rank_by, wide = job.resolved.request.rank_by, widened(risk_free)
+    if rank_by == "time":
+        reached, wider = thresholds.hours, replace(thresholds, hours=wide)
+    elif rank_by == "value":
+        reached, wider = thresholds.value, replace(thresholds, value=wide)
+    else:
+        reached, wider = thresholds.cost, replace(thresholds, cost=wide)
+    return found if risk_free <= reached else _billed_ranked(job, bounds, wider)
+
+
+def _unbilled_high(positions: IntArray) -> FloatArray:
+    """The high ends of cells a judgement of every cell never reads (``_ranked_within_limits`` reads
+    them of the billed cells alone)."""
+    raise ValueError("high ends are read of the billed cells alone")
+
+
+def _billed_ranked(
+    job: _Request, bounds: RowBounds, thresholds: Thresholds
+) -> tuple[IntArray, _Billed, HighWithin] | None:
+    """The rows that can reach ``thresholds`` billed (``pruning.kept_rows``, the fastest's cells within
+    the hours' alone): their cells' positions among the layout's, their figures, and whether their high
+    ends meet the request's limits; None when they hold more than ``_WHOLE_BILL_SHARE`` of the cells."""
+    tables, layout, request = job.tables, job.layout, job.resolved.request
+    kept, kept_fastest = kept_rows(bounds, thresholds, request, safe_rows(tables))
+    needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
+    if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
+        return None
+    at, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)
+    billed = _bill(job, kept_layout, speedups)
+    lead = tables.lead_time_h
+    before = kept_layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None
+    return at, billed, HighWithin(limits_of(request, before), high_figures=_high_figures(job, billed))
+
+
+def _single_card_within(job: _Request, runnable: BoolArray, hours: FloatArray, cost: FloatArray) -> float:
+    """The least expected cost of the single card the summary compares, over every row (``hours`` and
+    ``cost``: every cell's; -inf with none): a runnable one-card cell that rents one card or one machine
+    as one unit, within the deadline and the budget as ``assemble.extras`` judges them."""
+    tables, layout, request = job.tables, job.layout, job.resolved.request
+    column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
+    eligible = runnable[column] & (
+        layout.units[column] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
+    )
+    with unknown_hours():
+        if request.deadline_hours is not None:
+            eligible &= cents_array(hours[column]) / 100 <= request.deadline_hours
+        if request.budget_cny is not None:
+            eligible &= cents_array(cost[column]) / 100 <= request.budget_cny
+    found = cost[column][eligible]
+    return float(found.min()) if found.size else -np.inf
+
+
+def _risk_free_key(
+    job: _Request, billed: _Billed, qualifying: BoolArray, high_ok: HighWithin
+) -> float | None:
+    """The least ranking key among ``billed``'s qualifying cells whose high ends meet every limit, on
+    capacity no one takes back; None when none is."""
+    at = np.flatnonzero(qualifying)
+    at = at[~job.tables.interruptible.take(billed.layout.cell_offer.take(at))]
+    at = at[high_ok.at(at)]
+    if at.size == 0:
+        return None
+    request = job.resolved.request
+    cost = billed.figures[Figure.COST_EXPECTED].take(at)
+    hours = billed.figures[Figure.HOURS_EXPECTED].take(at)
+    if request.rank_by == "time":
+        return float(hours.min())
+    if request.rank_by == "value" and request.time_value_cny_per_hour is not None:
+        return float((cost + request.time_value_cny_per_hour * hours).min())
+    return float(cost.min())
 
 
 def evaluate(

@@ -36,6 +36,7 @@ __all__ = [
     "Figure",
     "add_data_fees",
     "bill",
+    "expected_figures",
     "fees_per_offer",
     "price_plan_cells",
     "unknown_hours",
@@ -121,7 +122,6 @@ def bill(
     figures[Figure.UNITS] = layout.units
     rate = figures[Figure.HOURLY_RATE_CNY]
     np.multiply(layout.units, layout.at_cells(tables.unit_rate_cny_per_hour), out=rate)
-    dense = slice(None, layout.dense * tables.size)
     dense_shape = (layout.dense, tables.size)
     if speedups.every_bound is not None:  # every count dense
         _bill_cells(
@@ -133,9 +133,34 @@ def bill(
             None if losses is None else CellLosses(losses, layout.cards[:, None], None),
         )
         return figures
-    hours, billed = figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS]
+    _bill_expected(
+        tables,
+        layout,
+        (one_card_hours.expected, extra_hours),
+        speedups,
+        rate,
+        (figures[Figure.HOURS_EXPECTED], figures[Figure.BILLED_HOURS], figures[Figure.COST_EXPECTED]),
+    )
+    return figures
+
+
+def _bill_expected(
+    tables: OfferTables,
+    layout: Layout,
+    hours_in: tuple[FloatArray, FloatArray | None],
+    speedups: GatheredSpeedups,
+    rate: FloatArray,
+    out: tuple[FloatArray, FloatArray, FloatArray],
+) -> None:
+    """The expected hours, billed hours and cost of every cell of ``layout`` into ``out`` (each
+    ``(cells,)``): the dense counts' whole rows row by row, then the other cells one by one, from the
+    expected one-card and extra hours ``hours_in`` and each cell's hourly ``rate``."""
+    one_card_hours, extra_hours = hours_in
+    hours, billed, cost = out
+    dense = slice(None, layout.dense * tables.size)
+    dense_shape = (layout.dense, tables.size)
     dense_hours = hours[dense].reshape(dense_shape)
-    wall_clock_hours(one_card_hours.expected, speedups.dense, extra_hours, out=dense_hours)
+    wall_clock_hours(one_card_hours, speedups.dense, extra_hours, out=dense_hours)
     billed_hours(
         dense_hours,
         tables.granularity_hours,
@@ -146,11 +171,40 @@ def bill(
     if dense.stop < layout.cells.size:
         offers = layout.cell_offer[sparse]
         extra = None if extra_hours is None else extra_hours.take(offers)
-        wall_clock_hours(one_card_hours.expected.take(offers), speedups.sparse, extra, out=hours[sparse])
+        wall_clock_hours(one_card_hours.take(offers), speedups.sparse, extra, out=hours[sparse])
         granularity, minimum = tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
         billed_hours(hours[sparse], granularity, minimum, out=billed[sparse])
-    np.multiply(billed, rate, out=figures[Figure.COST_EXPECTED])
-    return figures
+    np.multiply(billed, rate, out=cost)
+
+
+def expected_figures(
+    tables: OfferTables,
+    layout: Layout,
+    hours_in: tuple[FloatArray, FloatArray | None],
+    speedups: GatheredSpeedups,
+    fees: tuple[FloatArray, FloatArray] | None,
+) -> tuple[FloatArray, FloatArray, BoolArray | None]:
+    """Every cell's expected hours and cost, ``(cells,)`` each, as ``bill``, ``price_plan_cells`` and
+    ``add_data_fees`` work them out (the same floats), and whether each combined plan is quoted (None
+    without plans); without the figure block: what a deadline and a budget judge at every cell, when
+    only a few of them are then billed whole. Not for a layout that bills its bounds up front."""
+    if speedups.every_bound is not None:
+        raise ValueError("expected_figures bills layouts whose bounds are billed for the quotes alone")
+    hours, cost = np.empty(layout.cells.size), np.empty(layout.cells.size)
+    rate = layout.at_cells(tables.unit_rate_cny_per_hour)
+    np.multiply(layout.units, rate, out=rate)
+    # The cost row holds the billed hours until multiplied by the rate: three arrays of a million
+    # cells at 96,000 offers, not five.
+    _bill_expected(tables, layout, hours_in, speedups, rate, (hours, cost, cost))
+    keep = None
+    if layout.plans is not None:
+        keep, plan_cost = price_plans(tables, layout.plans, hours.take(layout.plans.at), cost)
+        cost[layout.plans.at] = plan_cost
+    if fees is not None:
+        storage_per_hour, traffic = fees
+        with unknown_hours():
+            cost += storage_per_hour.take(layout.cell_offer) * hours + traffic.take(layout.cell_offer)
+    return hours, cost, keep
 
 
 def price_plan_cells(

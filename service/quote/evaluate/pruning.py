@@ -549,14 +549,16 @@ def key_thresholds(
     figures: tuple[FloatArray, FloatArray],
     qualifying: BoolArray,
     *,
-    qualifying_everywhere: int,
+    qualifying_everywhere: int | None,
     spot: BoolArray,
     single_cost: float,
     any_safe: bool,
 ) -> Thresholds | None:
-    """The thresholds from the billed rows' candidates (``figures``: their expected cost and hours);
-    None when they cannot settle which rows can be returned (fewer candidates than the response takes,
-    or a spot recommendation with no plan without it among them)."""
+    """The thresholds from the billed rows' candidates (``figures``: their expected cost and hours, and
+    ``qualifying_everywhere`` how many candidates there are in all; None: the figures are every
+    candidate's, whose thresholds then bound the rows to bill in full); None when they cannot settle
+    which rows can be returned (fewer candidates than the response takes, or a spot recommendation with
+    no plan without it among them)."""
     at = np.flatnonzero(qualifying)  # gathered by position: one pass over the mask, not one per array
     cost, hours = figures[0].take(at), figures[1].take(at)
     if cost.size == 0:
@@ -564,7 +566,7 @@ def key_thresholds(
     rank_by, limit, time_value = request.rank_by, request.limit, request.time_value_cny_per_hour
     value = cost if time_value is None else cost + time_value * hours
     ranked = hours if rank_by == "time" else value if rank_by == "value" else cost
-    if cost.size < min(limit, qualifying_everywhere):
+    if qualifying_everywhere is not None and cost.size < min(limit, qualifying_everywhere):
         return None
     k = min(limit, cost.size)
     everything = cost.size == qualifying_everywhere
