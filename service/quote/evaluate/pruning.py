@@ -34,7 +34,10 @@ say that of whole rows: a row whose least hours (least cost) are past the deadli
 are shown has every cell past it. The rows past every limit the request sets are left unbilled and their
 cells judged past without figures (``rows_within_reach``); the others are billed whole, as before. A
 limit the fastest or cheapest counts can barely meet puts most of a large table out of reach (2,000
-GPU-hours in a day leaves the clusters); a loose one keeps most rows, and the table is billed whole.
+GPU-hours in a day leaves the clusters). A loose one keeps most rows: then every cell's expected hours
+and cost are worked out by themselves and judged, the thresholds above are read exactly off every
+candidate within the limits, and only the rows that can reach them are billed whole, with every row up
+to the first candidate free of risk (``evaluation._ranked_within_limits``).
 """
 
 from __future__ import annotations
