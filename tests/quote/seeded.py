@@ -35,7 +35,7 @@ from service.errors import InvalidRequest
 from service.quote import QuoteOptions, Snapshot, build_quote
 from tests.quote.factories import NOW
 
-__all__ = ["answers", "catalog", "requests"]
+__all__ = ["answers", "catalog", "requests", "without_limits"]
 
 _GPUS = (
     ("rtx4090", 24, 2.0),
@@ -292,6 +292,17 @@ def requests(seed: int, count: int, snapshot: Snapshot) -> Iterator[QuoteRequest
     gpus = sorted({offer.gpu for offer in snapshot.offers})
     for _ in range(count):
         yield msgspec.convert(_body(rng, gpus), QuoteRequest)
+
+
+def without_limits(request: QuoteRequest) -> QuoteRequest:
+    """``request`` with no deadline and no budget, each confidence back to the expected figures."""
+    return msgspec.structs.replace(
+        request,
+        budget_cny=None,
+        deadline_hours=None,
+        deadline_confidence="expected",
+        budget_confidence="expected",
+    )
 
 
 def answers(snapshot: Snapshot, quoted: list[QuoteRequest], options: QuoteOptions) -> list[bytes]:

@@ -25,7 +25,7 @@ from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote, nearest
 from service.quote.evaluate import evaluation, pruning
 from tests.quote.factories import MAX_AGE_S, NOW, count_billed_cells
-from tests.quote.seeded import answers, catalog, requests
+from tests.quote.seeded import answers, catalog, requests, without_limits
 
 _PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
 _REFERENCE = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths.none())
@@ -55,13 +55,7 @@ def _near(figures: list[float], rng: random.Random) -> float:
 def _with_limits(snapshot: Snapshot, request: QuoteRequest, rng: random.Random) -> list[QuoteRequest]:
     """``request`` with a deadline, a budget and both, drawn about the hours and costs its candidates
     take."""
-    base = msgspec.structs.replace(
-        request,
-        budget_cny=None,
-        deadline_hours=None,
-        deadline_confidence="expected",
-        budget_confidence="expected",
-    )
+    base = without_limits(request)
     try:
         quotes = build_quote(snapshot, base, options=_REFERENCE).quotes
     except InvalidRequest:

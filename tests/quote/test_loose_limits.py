@@ -12,6 +12,7 @@ clusters. Each answer is compared byte for byte with the reference evaluation (e
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -24,7 +25,7 @@ from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote, engine, rank
 from service.quote.evaluate import evaluation
 from tests.quote.factories import MAX_AGE_S, NOW, count_billed_cells
-from tests.quote.seeded import answers, catalog, requests
+from tests.quote.seeded import answers, catalog, requests, without_limits
 
 _PRUNED = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(prune_from_rows=0))
 _REFERENCE = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths.none())
@@ -47,13 +48,7 @@ def _loose(figures: list[float], rng: random.Random) -> float:
 
 def _with_loose_limits(snapshot: Snapshot, request: QuoteRequest, rng: random.Random) -> list[QuoteRequest]:
     """``request`` with a loose deadline, budget and both, judged on the expected figures."""
-    base = msgspec.structs.replace(
-        request,
-        budget_cny=None,
-        deadline_hours=None,
-        deadline_confidence="expected",
-        budget_confidence="expected",
-    )
+    base = without_limits(request)
     try:
         quotes = build_quote(snapshot, base, options=_REFERENCE).quotes
     except InvalidRequest:
@@ -65,6 +60,35 @@ def _with_loose_limits(snapshot: Snapshot, request: QuoteRequest, rng: random.Ra
         msgspec.structs.replace(base, budget_cny=_loose(costs, rng)),
         msgspec.structs.replace(base, deadline_hours=_loose(hours, rng), budget_cny=_loose(costs, rng)),
     ]
+
+
+def _risky_limits(
+    snapshot: Snapshot, asked: Iterable[QuoteRequest], rng: random.Random, shares: tuple[float, ...]
+) -> list[QuoteRequest]:
+    """Each of ``asked`` with a limit between the expected and the high figure of one of its top three
+    quotes (``shares`` of the way): the cheapest are slow, the fastest dear, so a deadline on a cost
+    ranking (a budget on a time ranking) that the top quotes barely meet is one most rows can meet,
+    and the plan without a risk lies further down."""
+    limited = []
+    for request in asked:
+        rank_by = rng.choice(("cost", "time"))
+        unlimited = msgspec.structs.replace(
+            request, deadline_hours=None, budget_cny=None, rank_by=rank_by, time_value_cny_per_hour=None
+        )
+        try:
+            quotes = build_quote(snapshot, unlimited, options=_REFERENCE).quotes
+        except InvalidRequest:
+            continue
+        if not quotes:
+            continue
+        quote, share = rng.choice(quotes[:3]), rng.choice(shares)
+        if rank_by == "cost":
+            deadline = quote.hours.expected + share * (quote.hours.high - quote.hours.expected)
+            limited.append(msgspec.structs.replace(unlimited, deadline_hours=round(deadline, 2)))
+        else:
+            budget = quote.cost_cny.expected + share * (quote.cost_cny.high - quote.cost_cny.expected)
+            limited.append(msgspec.structs.replace(unlimited, budget_cny=round(budget, 2)))
+    return limited
 
 
 def _recording(monkeypatch: pytest.MonkeyPatch, name: str) -> list[bool]:
@@ -104,29 +128,7 @@ def test_the_first_plan_without_a_risk_is_billed_however_far_down(monkeypatch: p
     a risk lies further down (on capacity no one takes back)."""
     snapshot = _catalog(2)
     billed = _recording(monkeypatch, "_billed_ranked")
-    rng = random.Random(5)
-    asked = []
-    for request in requests(55, 120, snapshot):
-        # The cheapest are slow, the fastest dear: a deadline on a cost ranking (a budget on a time
-        # ranking) that the top quotes barely meet is one most rows can meet.
-        rank_by = rng.choice(("cost", "time"))
-        unlimited = msgspec.structs.replace(
-            request, deadline_hours=None, budget_cny=None, rank_by=rank_by, time_value_cny_per_hour=None
-        )
-        try:
-            quotes = build_quote(snapshot, unlimited, options=_REFERENCE).quotes
-        except InvalidRequest:
-            continue
-        if not quotes:
-            continue
-        quote = rng.choice(quotes[:3])
-        share = rng.choice((0.3, 0.6, 0.9))
-        if rank_by == "cost":
-            deadline = quote.hours.expected + share * (quote.hours.high - quote.hours.expected)
-            asked.append(msgspec.structs.replace(unlimited, deadline_hours=round(deadline, 2)))
-        else:
-            budget = quote.cost_cny.expected + share * (quote.cost_cny.high - quote.cost_cny.expected)
-            asked.append(msgspec.structs.replace(unlimited, budget_cny=round(budget, 2)))
+    asked = _risky_limits(snapshot, requests(55, 120, snapshot), random.Random(5), (0.3, 0.6, 0.9))
     ranked = _recording(monkeypatch, "_ranked_within_limits")
     pruned = answers(snapshot, asked, _PRUNED)
     monkeypatch.undo()
@@ -167,7 +169,6 @@ def test_the_first_candidate_without_a_risk_is_among_the_billed_cells(
     end within the limits, on capacity no one takes back), found over the reference evaluation's every
     cell, is among the cells the pruned evaluation billed, for every request the path answers."""
     snapshot = _catalog(at)
-    options = _PRUNED
     found: list[tuple[Any, evaluation.Evaluation]] = []
     original = evaluation._ranked_within_limits
 
@@ -178,32 +179,9 @@ def test_the_first_candidate_without_a_risk_is_among_the_billed_cells(
         return result
 
     monkeypatch.setattr(evaluation, "_ranked_within_limits", recording)
-    rng = random.Random(9 + at)
-    for request in requests(57 + at, 120, snapshot):
-        rank_by = rng.choice(("cost", "time"))
-        unlimited = msgspec.structs.replace(
-            request, deadline_hours=None, budget_cny=None, rank_by=rank_by, time_value_cny_per_hour=None
-        )
-        try:
-            quotes = build_quote(snapshot, unlimited, options=_REFERENCE).quotes
-        except InvalidRequest:
-            continue
-        if not quotes:
-            continue
-        quote, share = rng.choice(quotes[:3]), rng.choice((0.2, 0.5, 0.8))
-        if rank_by == "cost":
-            limits = {
-                "deadline_hours": round(
-                    quote.hours.expected + share * (quote.hours.high - quote.hours.expected), 2
-                )
-            }
-        else:
-            limits = {
-                "budget_cny": round(
-                    quote.cost_cny.expected + share * (quote.cost_cny.high - quote.cost_cny.expected), 2
-                )
-            }
-        build_quote(snapshot, msgspec.structs.replace(unlimited, **limits), options=options)
+    asked = _risky_limits(snapshot, requests(57 + at, 120, snapshot), random.Random(9 + at), (0.2, 0.5, 0.8))
+    for request in asked:
+        build_quote(snapshot, request, options=_PRUNED)
     monkeypatch.undo()
     tables = snapshot.tables
     checked = 0

@@ -18,10 +18,8 @@ import numpy as np
 
 from schemas.quote import QuoteRequest, RankBy
 from service.quote.base.arrays import BoolArray, IntArray
-from service.quote.base.money import cents_array
 from service.quote.evaluate.evaluation import Evaluation, Figure
-from service.quote.evaluate.figures import unknown_hours
-from service.quote.evaluate.judge import HighWithin, limit_rows
+from service.quote.evaluate.judge import HighWithin, limit_rows, single_card_eligible
 from service.quote.model.tables import OfferTables
 from service.quote.rank import CandidateKeys, Picks, first_among, top
 
@@ -34,15 +32,13 @@ def _single_card_position(evaluation: Evaluation, tables: OfferTables, request: 
     bills many cards is no single card); None when no such option exists."""
     column, rows = evaluation.one_card_at()
     figures = evaluation.figures  # each figure read at the column's cells alone (the rows read)
-    eligible = evaluation.runnable[column] & (
-        figures[Figure.UNITS][column] * tables.unit_cards[rows] <= np.maximum(tables.machine_cards[rows], 1)
-    )
     hours_row, cost_row = limit_rows(request)
-    with unknown_hours():
-        if request.deadline_hours is not None:
-            eligible &= cents_array(figures[hours_row][column]) / 100 <= request.deadline_hours
-        if request.budget_cny is not None:
-            eligible &= cents_array(figures[cost_row][column]) / 100 <= request.budget_cny
+    eligible = single_card_eligible(
+        request,
+        evaluation.runnable[column],
+        (figures[Figure.UNITS][column], tables.unit_cards[rows], tables.machine_cards[rows]),
+        (figures[hours_row][column], figures[cost_row][column]),
+    )
     at = np.flatnonzero(eligible)
     if at.size == 0:
         return None

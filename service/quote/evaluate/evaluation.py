@@ -49,7 +49,6 @@ from adapters.gpus import GpuCatalog
 from schemas.quote import Excluded
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted
 from service.quote.base.memo import MemoSlot
-from service.quote.base.money import cents_array
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, known_hours, one_card_hours_of
@@ -64,7 +63,7 @@ from service.quote.evaluate.figures import (
     unknown_hours,
 )
 from service.quote.evaluate.filters import filter_mask
-from service.quote.evaluate.judge import FigureRows, HighWithin, judge, limits_of
+from service.quote.evaluate.judge import FigureRows, HighWithin, judge, limits_of, single_card_eligible
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
@@ -742,19 +741,17 @@ def _billed_ranked(
 
 
 def _single_card_within(job: _Request, runnable: BoolArray, hours: FloatArray, cost: FloatArray) -> float:
-    """The least expected cost of the single card the summary compares, over every row (``hours`` and
-    ``cost``: every cell's; -inf with none): a runnable one-card cell that rents one card or one machine
-    as one unit, within the deadline and the budget as ``assemble.extras`` judges them."""
+    """The least expected cost of the single card the summary compares (``judge.single_card_eligible``),
+    over every row (``hours`` and ``cost``: every cell's expected ones, what the limits read on this
+    path); -inf with none."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
-    eligible = runnable[column] & (
-        layout.units[column] * tables.unit_cards <= np.maximum(tables.machine_cards, 1)
+    eligible = single_card_eligible(
+        request,
+        runnable[column],
+        (layout.units[column], tables.unit_cards, tables.machine_cards),
+        (hours[column], cost[column]),
     )
-    with unknown_hours():
-        if request.deadline_hours is not None:
-            eligible &= cents_array(hours[column]) / 100 <= request.deadline_hours
-        if request.budget_cny is not None:
-            eligible &= cents_array(cost[column]) / 100 <= request.budget_cny
     found = cost[column][eligible]
     return float(found.min()) if found.size else -np.inf
 

@@ -25,7 +25,15 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray
 from service.quote.base.money import cents_array
 from service.quote.evaluate.figures import Figure, unknown_hours
 
-__all__ = ["FigureRows", "HighWithin", "judge", "limit_rows", "limits_of", "past_however_shown"]
+__all__ = [
+    "FigureRows",
+    "HighWithin",
+    "judge",
+    "limit_rows",
+    "limits_of",
+    "past_however_shown",
+    "single_card_eligible",
+]
 
 # Per limit: its value (None: no such limit), the figure row it judges, its high-end row, and per cell the
 # hours that pass before the figure's (None: none).
@@ -107,6 +115,27 @@ def limits_of(request: QuoteRequest, lead_hours: FloatArray | None) -> Limits:
         (request.deadline_hours, hours_row, Figure.HOURS_HIGH, lead_hours),
         (request.budget_cny, cost_row, Figure.COST_HIGH, None),
     )
+
+
+def single_card_eligible(
+    request: QuoteRequest,
+    runnable: BoolArray,
+    rents: tuple[FloatArray, FloatArray, FloatArray],
+    limited: tuple[FloatArray, FloatArray],
+) -> BoolArray:
+    """Which one-card cells can be the single card the summary compares: runnable, renting one card or
+    one machine as one unit (a cluster whose minimum bills many cards is no single card), and within
+    the deadline and the budget as shown. ``rents``: each cell's units, cards per unit and machine
+    cards; ``limited``: its hours and cost as the limits read them (``limit_rows``), lead times aside."""
+    units, unit_cards, machine_cards = rents
+    hours, cost = limited
+    eligible: BoolArray = runnable & (units * unit_cards <= np.maximum(machine_cards, 1))
+    with unknown_hours():
+        if request.deadline_hours is not None:
+            eligible &= cents_array(hours) / 100 <= request.deadline_hours
+        if request.budget_cny is not None:
+            eligible &= cents_array(cost) / 100 <= request.budget_cny
+    return eligible
 
 
 def judge(
