@@ -95,18 +95,55 @@ class LocalCluster:
             time.sleep(0.2)
 
 
-def _cluster_port() -> int:
-    """A free port whose cluster bus port (+10000) is free too; Redis refuses ports above 55535."""
+BUS_PORT_OFFSET = 10_000
+NODE_START_ATTEMPTS = 5
+
+
+def _ephemeral_low() -> int:
+    """The first port the kernel hands out to outgoing connections and port-0 binds (Linux's default
+    when the range cannot be read)."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range", encoding="ascii") as limits:
+            return int(limits.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32_768
+
+
+def _cluster_port(taken: set[int]) -> int:
+    """A free port whose cluster bus port (+10000) is free too, neither in ``taken`` nor equal to a
+    taken node's bus port, and both below the ephemeral range, where no client socket or ``free_port``
+    of another test can take them between the choice and the node's start."""
+    highest = min(_ephemeral_low(), 55_536) - BUS_PORT_OFFSET - 1
     for _ in range(200):
-        port = random.randint(20_000, 45_000)
+        port = random.randint(10_000, max(10_001, highest))
+        pair = {port, port + BUS_PORT_OFFSET}
+        if pair & taken:
+            continue
         try:
-            for candidate in (port, port + 10_000):
+            for candidate in pair:
                 with socket.socket() as sock:
                     sock.bind(("127.0.0.1", candidate))
         except OSError:
             continue
+        taken |= pair
         return port
     raise RuntimeError("no free port pair for a cluster node")
+
+
+def _started_node(taken: set[int]) -> RedisServer:
+    """A cluster node started on a fresh port pair; a pair that turns out to be held is given up for
+    another."""
+    failures: list[str] = []
+    for _ in range(NODE_START_ATTEMPTS):
+        node = _cluster_node(_cluster_port(taken))
+        try:
+            node.start()
+        except (redis.exceptions.RedisError, RuntimeError) as error:
+            node.close()
+            failures.append(f"port {node.port}: {error}")
+            continue
+        return node
+    raise RuntimeError("no cluster node would start: " + "; ".join(failures))
 
 
 def _cluster_node(port: int) -> RedisServer:
@@ -122,11 +159,13 @@ def _cluster_node(port: int) -> RedisServer:
 @pytest.fixture(scope="module")
 def redis_cluster() -> Iterator[LocalCluster]:
     cli = require_binary("redis-cli")
-    cluster = LocalCluster(ports=[_cluster_port() for _ in range(6)])
+    cluster = LocalCluster(ports=[])
+    taken: set[int] = set()
     try:
-        for port in cluster.ports:
-            cluster.nodes[port] = node = _cluster_node(port)
-            node.start()
+        for _ in range(6):
+            node = _started_node(taken)
+            cluster.ports.append(node.port)
+            cluster.nodes[node.port] = node
         created = subprocess.run(
             [cli, "--cluster", "create", *(f"127.0.0.1:{port}" for port in cluster.ports),
              "--cluster-replicas", "1", "--cluster-yes"],
