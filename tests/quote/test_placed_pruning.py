@@ -6,7 +6,8 @@ rows billed alone (``build_layout``'s ``rows``). Here every independent request 
 pruned (on tables of every size) and by the reference evaluation (every fast path off), as drawn and with
 a vendor filter that removes the vendors its own answer returned; the parts are checked on their own too:
 a layout built for some rows holds the whole layout's values at each of its cells, and the counts read
-off the grid are those read off the whole layout's cells.
+off the grid are those read off the whole layout's cells, and a sweep asked again for other hours reuses
+the grid it made.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote
 from service.quote.evaluate import evaluation, layout, placed, row_judge
 from service.quote.evaluate.layout import Layout, build_layout
+from service.quote.jobs import independent
 from tests.quote.factories import MAX_AGE_S, NOW, count_billed_cells
 from tests.quote.seeded import answers, catalog, requests
 
@@ -202,3 +204,34 @@ def test_a_wider_layout_holds_every_row_the_thresholds_keep(monkeypatch: pytest.
             assert set(within_cells.tolist()) <= present
         checked += 1
     assert checked >= 50
+
+
+def _sweep(gpu_hours: float, runs: int, **workload: Any) -> QuoteRequest:
+    fields = {"kind": "independent", "gpu_hours": gpu_hours, "runs": runs, "reference_gpu": "rtx4090"}
+    return msgspec.convert({"workload": fields | workload}, QuoteRequest)
+
+
+def test_a_sweep_asked_again_for_other_hours_makes_no_new_grid() -> None:
+    """A sweep's grid (its default candidates, where each count is placed, the speed-ups its bounds take)
+    depends on its runs and their cards, not on its hours: made once, and every answer still the whole
+    evaluation's, whichever grid was made last."""
+    snapshot = catalog(44, 1200, clusters=20, packaged_vendors=3)
+    memos = snapshot.tables.memos
+    grids = placed._PLACEMENTS.of(memos)
+    defaults = independent._DEFAULT_CANDIDATES.of(memos)
+    # (request, grids made, default candidates made)
+    asked = [
+        (_sweep(400, 64), 1, 1),
+        (_sweep(977.5, 64), 0, 0),
+        (_sweep(12, 16), 1, 1),
+        (_sweep(3_100, 64), 0, 0),
+        (_sweep(50, 16, cards_per_run=2), 1, 1),
+        (_sweep(50, 16, cards_per_run=2, communication="heavy"), 1, 0),  # the same runs, another speed-up
+        (_sweep(7, 16, cards_per_run=2), 0, 0),
+    ]
+    for request, new_grids, new_defaults in asked:
+        made = (grids.misses, defaults.misses)
+        pruned = build_quote(snapshot, request, options=_PRUNED)
+        reference = build_quote(snapshot, request, options=_REFERENCE)
+        assert msgspec.json.encode(pruned) == msgspec.json.encode(reference)
+        assert (grids.misses - made[0], defaults.misses - made[1]) == (new_grids, new_defaults), request

@@ -814,12 +814,10 @@ def evaluate(
         extra_hours = np.where(remote, copy_hours(workload.dataset_gb, cross_city_mbps), 0.0)
     placed = None
     if prunes_placed(tables, resolved, fast):
-        inputs = candidates.inputs(tables)
         hours = (one_card_hours.expected, extra_hours)
         bounds_of = _bounds_of(tables, hours, matching, (fewest_key, fewest_cards))
-        scaling = rule.columns(tables, inputs.counts)
-        placed = placed_rows(tables, inputs, fast, scaling, hours, bounds_of, resolved)
-        layout = placed.layout
+        placed = placed_rows(tables, (candidates, rule), fast, hours, bounds_of, resolved)
+        layout, scaling = placed.layout, placed.grid.scaling
     else:
         layout = cached_layout(tables, candidates, fast)
         scaling = layout.scaling(rule, tables)

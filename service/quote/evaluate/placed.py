@@ -19,6 +19,11 @@ rows)`` candidates instead:
   candidate is usually among them, and each is then kept for its hours) are held and billed up front by
   their cells within it.
 
+The grid itself (the candidates, where each count is placed, the speed-ups the bounds take, the cells per
+row) does not depend on the job's hours: it is kept on the tables per candidates and speed-up rule
+(``_PLACEMENTS``, ``RunPlacement``'s default candidates beside it), so the jobs of one sweep asked again
+for other hours build only their bounds and layout.
+
 Every answer is the whole evaluation's (``tests/quote/test_bound_pruning.py`` compares them).
 """
 
@@ -29,7 +34,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.layout import Layout, build_layout
 from service.quote.evaluate.losses import reads_every_high_end
@@ -42,8 +48,8 @@ from service.quote.evaluate.pruning import (
     seed_rows,
     widened,
 )
-from service.quote.evaluate.row_judge import RowCounts, grid_row_counts
-from service.quote.jobs import LayoutInputs
+from service.quote.evaluate.row_judge import RowCounts, grid_cells_per_row, grid_row_counts
+from service.quote.jobs import Candidates, LayoutInputs, SpeedupRule
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
@@ -74,6 +80,7 @@ class _Grid:
     placed: BoolArray  # (counts, rows): the placement places the count's cards on the row
     one_card_units: FloatArray  # (rows,) the units each row's one-card cell rents
     hours: tuple[FloatArray, FloatArray | None]  # (rows,) expected one-card hours, and the copy's
+    cells_per_row: tuple[FloatArray, FloatArray]  # (rows,) requested, and supplied (``grid_cells_per_row``)
 
     def layout(self, held: BoolArray, timed: tuple[BoolArray, float]) -> Layout:
         """The layout of every cell of the rows ``held`` and, of the rows ``timed`` sets, the cells
@@ -116,9 +123,8 @@ class PlacedRows:
     def row_counts(self, fewest_cards: FloatArray) -> RowCounts:
         """The judgement's counts per row, over the whole grid (the combined plans' from ``layout``)."""
         grid = self.grid
-        return grid_row_counts(
-            self.layout, grid.tables, fewest_cards, (grid.requested, grid.placed, grid.one_card_units)
-        )
+        cells = (grid.requested, grid.placed, grid.one_card_units)
+        return grid_row_counts(self.layout, grid.tables, fewest_cards, cells, grid.cells_per_row)
 
     def timed_cells(self) -> IntArray:
         """Positions (ascending) among ``layout``'s cells of the rows it holds by their hours: billed with
@@ -148,32 +154,85 @@ class PlacedRows:
 _TIED_HELD = 20_000
 
 
+@dataclass(frozen=True, slots=True)
+class _Placements:
+    """What a placed job's grid is, whatever the job's hours: its candidates' speed-ups per column, where
+    each count is placed, the one-card cell's units, and the speed-ups its rows' bounds take."""
+
+    scaling: ScalingColumns
+    placed: BoolArray  # (counts, rows)
+    one_card_units: FloatArray  # (rows,)
+    speedups: RowSpeedups
+    whole_cells: int  # the cells the whole layout bills at least (``PlacedRows.whole_cells``)
+    cells_per_row: tuple[FloatArray, FloatArray]  # ``row_judge.grid_cells_per_row``
+
+
+# Per (candidates, speed-up rule): every job of a sweep asks for the same grid, whatever its hours
+# (about 5 MB at 96,000 rows).
+_PLACEMENTS: MemoSlot[tuple[Candidates, SpeedupRule], _Placements] = MemoSlot(
+    "placed grids", size=8, max_bytes=48 * 2**20
+)
+
+
+def _placements(
+    tables: OfferTables, inputs: LayoutInputs, job: tuple[Candidates, SpeedupRule]
+) -> _Placements:
+    candidates, rule = job
+
+    def make() -> _Placements:
+        cards = np.array(inputs.counts, dtype=np.float64)
+        scaling = rule.columns(tables, inputs.counts)
+        placed, one_card_units = placed_everywhere(tables, inputs, cards, inputs.counts.index(1))
+        speedups = placed_row_speedups(cards, tables, scaling)
+        requested = np.broadcast_to(inputs.requested, (cards.size, tables.size))
+        one_card = inputs.counts.index(1)
+        whole_cells = int(np.count_nonzero(requested)) - int(np.count_nonzero(requested[one_card]))
+        per_row = grid_cells_per_row((requested, placed), tables.offer_count)
+        return _Placements(
+            scaling,
+            frozen(placed),
+            frozen(one_card_units),
+            speedups,
+            whole_cells + tables.size,
+            (frozen(per_row[0]), frozen(per_row[1])),
+        )
+
+    return _PLACEMENTS.of(tables.memos).get((candidates, rule), make)
+
+
 def placed_rows(
     tables: OfferTables,
-    inputs: LayoutInputs,
+    job: tuple[Candidates, SpeedupRule],
     fast: FastPaths,
-    scaling: ScalingColumns,
     hours: tuple[FloatArray, FloatArray | None],
     bounds_of: Callable[[RowSpeedups], RowBounds],
     resolved: ResolvedRequest,
 ) -> PlacedRows:
-    """The grid of ``inputs`` judged, the rows' bounds (``bounds_of`` the speed-ups the bounds take), the
-    rows billed first (``pruning.seed_rows``), and a layout holding them whole, with the rows tied with
-    the least hours bound by their cells within it: the fastest candidate is often one of them, at that
-    bound (a wall-clock bound is its count's hours), and every one of them is then kept for its hours.
-    ``hours``: each row's expected one-card hours, and the copy's (None: no copy)."""
-    cards = np.array(inputs.counts, dtype=np.float64)
-    one_card = inputs.counts.index(1)
-    requested = np.broadcast_to(inputs.requested, (cards.size, tables.size))
+    """The grid of ``job``'s candidates under its speed-up rule judged, the rows' bounds (``bounds_of``
+    the speed-ups the bounds take), the rows billed first (``pruning.seed_rows``), and a layout holding
+    them whole, with the rows tied with the least hours bound by their cells within it: the fastest
+    candidate is often one of them, at that bound (a wall-clock bound is its count's hours), and every
+    one of them is then kept for its hours. ``hours``: each row's expected one-card hours, and the
+    copy's (None: no copy)."""
+    inputs = job[0].inputs(tables)
+    made = _placements(tables, inputs, job)
+    requested = np.broadcast_to(inputs.requested, (len(inputs.counts), tables.size))
     grid = _Grid(
-        tables, inputs, fast, scaling, requested, *placed_everywhere(tables, inputs, cards, one_card), hours
+        tables,
+        inputs,
+        fast,
+        made.scaling,
+        requested,
+        made.placed,
+        made.one_card_units,
+        hours,
+        made.cells_per_row,
     )
-    bounds = bounds_of(placed_row_speedups(cards, tables, scaling))
+    bounds = bounds_of(made.speedups)
     seeds = seed_rows(bounds, resolved.request, safe_rows(tables))
     held = np.zeros(tables.size, dtype=np.bool_)
     held[tables.offer_count :] = True  # the combined plans' rows: their plans are the whole layout's
     held[np.concatenate(seeds)] = True
-    whole_cells = int(np.count_nonzero(requested)) - int(np.count_nonzero(requested[one_card])) + tables.size
     least = float(np.nanmin(bounds.hours, initial=np.inf))
     within_hours = widened(least) if np.isfinite(least) else -np.inf
     with np.errstate(invalid="ignore"):
@@ -181,4 +240,4 @@ def placed_rows(
     if np.count_nonzero(tied) > _TIED_HELD:
         tied[:] = False
     layout = grid.layout(held, (tied, within_hours))
-    return PlacedRows(grid, whole_cells, bounds, seeds, layout, held, tied, within_hours)
+    return PlacedRows(grid, made.whole_cells, bounds, seeds, layout, held, tied, within_hours)

@@ -32,7 +32,7 @@ from service.quote.base.memo import MemoSlot
 from service.quote.evaluate.layout import Layout
 from service.quote.model.tables import OfferTables
 
-__all__ = ["RowCounts", "RowJudgement", "grid_row_counts", "judged_by_row"]
+__all__ = ["RowCounts", "RowJudgement", "grid_cells_per_row", "grid_row_counts", "judged_by_row"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,35 +174,42 @@ def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -
     return _counted(layout, tables, holding, (per_row, one_card), (cells.plan_cells, cells.plan_at))
 
 
+def grid_cells_per_row(grid: tuple[BoolArray, BoolArray], rows: int) -> tuple[FloatArray, FloatArray]:
+    """Per offer row (the first ``rows``), the cells of a ``(counts, rows)`` grid requested, and those
+    supplied too (``grid``: requested, supplied): what ``grid_row_counts`` counts whatever the memory
+    need, worked out once per grid."""
+    requested = grid[0][:, :rows]
+    return (
+        np.count_nonzero(requested, axis=0).astype(np.float64),
+        np.count_nonzero(requested & grid[1][:, :rows], axis=0).astype(np.float64),
+    )
+
+
 def grid_row_counts(
     layout: Layout,
     tables: OfferTables,
     fewest_cards: FloatArray,
     grid: tuple[BoolArray, BoolArray, FloatArray],
+    per_row: tuple[FloatArray, FloatArray],
 ) -> RowCounts:
     """``RowCounts`` with the offer rows' cells counted on the whole ``(counts, rows)`` grid, not on
-    ``layout``'s cells (``grid``: requested, supplied, and the units of each row's one-card cell): for a
-    layout that holds some rows' cells alone (``build_layout``'s ``rows``), the combined plans' rows
-    among them."""
+    ``layout``'s cells (``grid``: requested, supplied, and the units of each row's one-card cell;
+    ``per_row``: its ``grid_cells_per_row``): for a layout that holds some rows' cells alone
+    (``build_layout``'s ``rows``), the combined plans' rows among them."""
     rows = tables.offer_count
     holding = _Holding.of(layout, tables, fewest_cards)
-    requested = grid[0][:, :rows]
-    supplied = requested & grid[1][:, :rows]
     requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
     if holding.per_cell:
         # The counts below the fewest cards (what ``_row_counts`` searches for; a row that cannot hold
         # the model at all is counted whole, whatever is below).
+        requested = grid[0][:, :rows]
+        supplied = requested & grid[1][:, :rows]
         below = layout.cards[:, None] < fewest_cards[:rows]
         requested_below = np.count_nonzero(requested & below, axis=0).astype(np.float64)
         supplied_below = np.count_nonzero(supplied & below, axis=0).astype(np.float64)
-    per_row = (
-        np.count_nonzero(requested, axis=0).astype(np.float64),
-        np.count_nonzero(supplied, axis=0).astype(np.float64),
-        requested_below,
-        supplied_below,
-    )
+    counts = (per_row[0], per_row[1], requested_below, supplied_below)
     one_card = (grid[1][layout.one_card_column], grid[2])
-    return _counted(layout, tables, holding, (per_row, one_card), _plan_rows_cells(layout, tables))
+    return _counted(layout, tables, holding, (counts, one_card), _plan_rows_cells(layout, tables))
 
 
 def _plan_rows_cells(layout: Layout, tables: OfferTables) -> tuple[IntArray, IntArray]:

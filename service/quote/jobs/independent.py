@@ -28,7 +28,8 @@ from typing import ClassVar
 import numpy as np
 
 from schemas.quote import QuoteRequest, Range, Task, Workload
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
     ArrayKey,
@@ -190,7 +191,9 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         per_run = self.cards_per_run.array
         matching = self.matching.array
         if self.card_counts is None:
-            counts, requested = self._default_candidates(tables, per_run, matching)
+            counts, requested = _DEFAULT_CANDIDATES.of(tables.memos).get(
+                self, lambda: self._default_candidates(tables, per_run, matching)
+            )
         else:
             counts = tuple(sorted({1, *self.card_counts}))
             cards = np.array(counts, dtype=np.float64)
@@ -251,7 +254,14 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         group_of[rows.take(order)] = np.repeat(np.arange(len(totals)), np.diff(bounds))
         requested = by_group.take(group_of, axis=1)
         requested[np.searchsorted(counts, by_deadline[met]), rows[met]] = True
-        return counts, requested
+        return counts, frozen(requested)
+
+
+# A sweep's default candidates per placement (its runs, their cards, the rows matching): asked again by
+# every job of that sweep, whatever its hours; a (counts, rows) grid of flags, about 2 MB at 96,000 rows.
+_DEFAULT_CANDIDATES: MemoSlot[RunPlacement, tuple[tuple[int, ...], BoolArray]] = MemoSlot(
+    "default runs", size=8, max_bytes=32 * 2**20
+)
 
 
 def cards_per_run(tables: OfferTables, job: Job, fewest_cards: FloatArray) -> FloatArray:
