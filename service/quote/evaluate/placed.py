@@ -167,10 +167,11 @@ class _Placements:
     cells_per_row: tuple[FloatArray, FloatArray]  # ``row_judge.grid_cells_per_row``
 
 
-# Per (candidates, speed-up rule): every job of a sweep asks for the same grid, whatever its hours
-# (about 5 MB at 96,000 rows).
+# Per (candidates, speed-up rule): every job of a sweep asks for the same grid, whatever its hours. About
+# 8-10 MB each at 96,000 rows (its flags per cell, the bounds' speed-ups with their memos), so the last
+# few sweeps are kept.
 _PLACEMENTS: MemoSlot[tuple[Candidates, SpeedupRule], _Placements] = MemoSlot(
-    "placed grids", size=8, max_bytes=48 * 2**20
+    "placed grids", size=4, max_bytes=32 * 2**20
 )
 
 
