@@ -114,6 +114,30 @@ def test_a_tight_deadline_bills_the_rows_that_can_meet_it(monkeypatch: pytest.Mo
     assert sum(taken) >= 10 and not all(taken), (sum(taken), len(taken))  # pruned often; whole when no saving
 
 
+def test_limits_nothing_meets_bill_the_rows_within_reach_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When no candidate meets the limits, the answer (why nothing fits, the nearest option past each
+    limit) reads the judgement of every cell and evaluates again with each limit lifted: the first
+    evaluation bills only the rows within reach, and the answer is the reference's."""
+    snapshot = _catalog(2)
+    billed = count_billed_cells(monkeypatch)
+    for body in (
+        {"workload": {"gpu_hours": 4_000, "reference_gpu": "rtx4090"}, "deadline_hours": 2},
+        {"workload": {"gpu_hours": 900, "reference_gpu": "rtx4090", "model_params_b": 14}, "budget_cny": 90},
+        {"workload": {"gpu_hours": 600, "reference_gpu": "h800"}, "deadline_hours": 3, "budget_cny": 400},
+        {"workload": {"gpu_hours": 600, "reference_gpu": "h800"}, "deadline_hours": 3, "rank_by": "time"},
+    ):
+        request = msgspec.convert(body, QuoteRequest)
+        billed.clear()
+        pruned = build_quote(snapshot, request, options=_PRUNED)
+        first_billed = billed[0]
+        billed.clear()
+        unpruned = build_quote(snapshot, request, options=_UNPRUNED)  # the same layout, every row billed
+        reference = build_quote(snapshot, request, options=_REFERENCE)
+        assert msgspec.json.encode(pruned) == msgspec.json.encode(reference) == msgspec.json.encode(unpruned)
+        assert not pruned.quotes and pruned.excluded.deadline + pruned.excluded.budget > 0, body
+        assert first_billed < billed[0] / 4, (body, first_billed, billed[0])
+
+
 def test_rows_are_set_aside_only_past_the_band() -> None:
     """A row is set aside only when its least hours (cost) are further past the deadline (budget) than
     the judge's band (1, or 1e-9 of a huge limit), and past every limit set: at the band's edge it is

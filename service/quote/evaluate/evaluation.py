@@ -595,8 +595,9 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     """The evaluation billing only the rows that can meet the request's deadline or budget
     (``pruning.rows_within_reach``), the other rows' cells judged past them without figures; every cell
     judged. When those rows hold more than ``_WHOLE_BILL_SHARE`` of the cells, the rows the ranking can
-    return are billed instead (``_ranked_within_limits``). None when no cell qualifies (what then comes
-    nearest reads every cell's figures: ``nearest``), or neither way bills few enough cells."""
+    return are billed instead (``_ranked_within_limits``). None when neither way bills few enough cells.
+    With no cell qualifying, what is said of it reads the judgement (every cell's) and evaluates again
+    with each limit lifted (``nearest``), never this evaluation's figures: it stands as well."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     bounds = _row_bounds(job)
     rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
@@ -623,8 +624,6 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     judged = _judged(job, layout, judged_rows, requested, high_figures, lead_added=True)
     runnable, qualifying, used_stale, excluded, high_ok = judged
     qualifying = qualifying[at]
-    if not qualifying.any():
-        return None
     quoted = np.zeros(tables.size, dtype=np.bool_)
     quoted[billed.layout.cell_offer[qualifying]] = True
     if high_ok is not None:  # the limits' lead times, as the billed cells' (``HighWithin.at`` reads them)
