@@ -72,12 +72,16 @@ def _nearest_option(
 
 def _fewest_cards(relaxed: Evaluation, snapshot: Snapshot) -> tuple[tuple[int, str], ...]:
     """Per GPU that qualifies once the card counts are lifted, the fewest cards that do: ``(2, "rtx4090")``."""
-    fewest: dict[str, int] = {}
-    columns, offers = np.divmod(relaxed.cells[relaxed.qualifying], snapshot.tables.size)
-    for column, offer in zip(columns.tolist(), offers.tolist(), strict=True):
-        gpu, cards = snapshot.tables.offers[offer].gpu, relaxed.counts[column]
-        fewest[gpu] = min(fewest.get(gpu, cards), cards)
-    return tuple(sorted((cards, gpu) for gpu, cards in fewest.items()))
+    tables = snapshot.tables
+    columns, offers = np.divmod(relaxed.cells[relaxed.qualifying], tables.size)
+    none = np.iinfo(np.int64).max
+    fewest = np.full(len(tables.gpu_names), none, dtype=np.int64)
+    np.minimum.at(
+        fewest, tables.gpu_code.take(offers), np.asarray(relaxed.counts, dtype=np.int64).take(columns)
+    )
+    return tuple(
+        sorted((int(cards), tables.gpu_names[code]) for code, cards in enumerate(fewest) if cards != none)
+    )
 
 
 # How many offers' supply the summary names, the largest first.
@@ -105,16 +109,22 @@ def _supplies(
     """Per offer inside the filters that sells fewer cards than asked: its most cards, what bounds them,
     and the count nearest the largest asked that runs the job (``relaxed``: the counts lifted)."""
     tables, asked = snapshot.tables, max(resolved.card_counts or (1,))
-    short = np.flatnonzero(evaluation.matching[: tables.offer_count])
-    found: list[tuple[int, Supply]] = []
-    for index in short.tolist():
-        most, limit, value = _supply_limit(tables, index)
-        if most >= asked:
-            continue
-        found.append((most, Supply(tables.offers[index].vendor, tables.offers[index].gpu, most, limit, value,
-                                   _nearest_count(relaxed, snapshot, resolved, index, asked, top_k))))  # fmt: skip
-    found.sort(key=lambda pair: (-pair[0], pair[1].vendor, pair[1].gpu))
-    return tuple(supply for _, supply in found[:_SUPPLIES_NAMED])
+    rows = tables.offer_count
+    # Each offer's most cards (``_supply_limit``'s, for every offer at once): the least of its stock, its
+    # most units in all and one rental's.
+    in_all = np.minimum(tables.available_cards, tables.most_units * tables.unit_cards)
+    most = np.minimum(in_all, tables.max_units * tables.unit_cards)[:rows]
+    short = np.flatnonzero(evaluation.matching[:rows] & (most < asked))
+    # The largest first, then by vendor and GPU (their codes follow their names), then in row order; only
+    # the offers named are searched for the count nearest, each search reading every cell.
+    order = np.lexsort(
+        (short, tables.gpu_code.take(short), tables.vendor_code.take(short), -most.take(short))
+    )
+    return tuple(
+        Supply(tables.offers[index].vendor, tables.offers[index].gpu, *_supply_limit(tables, index),
+               _nearest_count(relaxed, snapshot, resolved, index, asked, top_k))
+        for index in short.take(order[:_SUPPLIES_NAMED]).tolist()
+    )  # fmt: skip
 
 
 def _nearest_count(

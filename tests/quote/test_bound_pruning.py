@@ -299,3 +299,31 @@ def test_rows_tied_on_a_seed_key_are_billed_in_the_first_bill(monkeypatch: pytes
     assert msgspec.json.encode(pruned) == msgspec.json.encode(
         build_quote(market, request, options=_REFERENCE)
     )
+
+
+def test_a_request_nothing_fits_bills_its_first_rows_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no candidate anywhere (a model no allowed count holds, counts no offer sells, filters no
+    offer passes), there is nothing to rank: the answer reads the judgement of every cell and evaluates
+    again with each cause lifted, so the first evaluation bills only the rows it seeds (at most half the
+    layout here), and the answer is the reference's and the one billing every row."""
+    unpruned = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S, fast_paths=FastPaths(bound_pruning=False))
+    snapshot = catalog(26, 3_000, clusters=0, packaged_vendors=0)
+    billed = count_billed_cells(monkeypatch)
+    for body in (
+        {"workload": {"gpu_hours": 50, "reference_gpu": "rtx4090", "model_params_b": 70, "task": "full_finetune"},
+         "card_counts": [1, 2]},
+        {"workload": {"gpu_hours": 50, "reference_gpu": "rtx4090"}, "card_counts": [1024],
+         "pricing": ["card_hour", "bundle", "term", "mixed"]},
+        {"workload": {"gpu_hours": 50, "reference_gpu": "rtx4090", "model_params_b": 180, "task": "full_finetune"},
+         "gpus": ["rtx4090", "rtx3090"], "pricing": ["card_hour"]},
+    ):  # fmt: skip
+        request = msgspec.convert(body, QuoteRequest)
+        billed.clear()
+        pruned = build_quote(snapshot, request, options=_PRUNED)
+        first_billed = billed[0]
+        billed.clear()
+        whole = build_quote(snapshot, request, options=unpruned)
+        reference = build_quote(snapshot, request, options=_REFERENCE)
+        assert msgspec.json.encode(pruned) == msgspec.json.encode(whole) == msgspec.json.encode(reference)
+        assert not pruned.quotes, body
+        assert first_billed < billed[0] / 2, (body, first_billed, billed[0])

@@ -553,7 +553,12 @@ def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | Non
         billed.plan_keep,
         None if placed is None else placed.row_counts(job.fewest_cards),
     )
-    _, qualifying = judgement.at(billed.layout, billed.requested)
+    runnable, qualifying = judgement.at(billed.layout, billed.requested)
+    if judgement.qualifying_count == 0:
+        # Nothing to rank: what is said of it reads the judgement, never the figures (as in
+        # ``_limits_pruned``), so the cells billed first stand.
+        judged = (runnable, qualifying, judgement.used_stale, judgement.excluded, None)
+        return _evaluation(job, billed, judged, quoted_offers=judgement.quoted)
     thresholds = key_thresholds(
         request,
         (billed.figures[Figure.COST_EXPECTED], billed.figures[Figure.HOURS_EXPECTED]),
