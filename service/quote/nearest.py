@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from schemas.quote import Excluded, QuoteRequest, RankBy
 from schemas.vendor import ILLUSTRATIVE_LABEL
+from service.quote.base.arrays import FloatArray, IntArray
 from service.quote.evaluate.evaluation import Evaluation
 from service.quote.evaluate.judge import limit_rows
 from service.quote.model.snapshot import Snapshot
@@ -84,54 +85,73 @@ def _fewest_cards(relaxed: Evaluation, snapshot: Snapshot) -> tuple[tuple[int, s
     )
 
 
-# How many offers' supply the summary names, the largest first.
+# How many supplies the summary names, the largest first.
 _SUPPLIES_NAMED = 3
+# What bounds an offer's most cards, by code (``_supply_limits``).
+_LIMITS: tuple[SupplyLimit, ...] = ("stock", "rental", "nodes", "machine")
 
 
-def _supply_limit(tables: OfferTables, index: int) -> tuple[int, SupplyLimit, int]:
-    """The most cards offer ``index`` supplies in one rental, what bounds it and that bound's figure."""
-    terms = tables.terms[index]
-    rental = terms.max_units * terms.unit_cards
-    stock = float(tables.available_cards[index])
-    in_all = float(tables.most_units[index]) * terms.unit_cards
-    if stock < min(rental, in_all):
-        return int(stock), "stock", int(stock)
-    if in_all < rental:
-        return int(in_all), "rental", int(in_all)
-    if terms.spans_machines:
-        return rental, "nodes", terms.max_units
-    return rental, "machine" if rental == terms.machine_cards else "rental", rental
+def _supply_limits(tables: OfferTables) -> tuple[FloatArray, IntArray, FloatArray]:
+    """Per offer row, the most cards it supplies in one rental, what bounds it (a code into ``_LIMITS``)
+    and that bound's figure: its stock when less than the rest, its most units in all when fewer than one
+    rental's, a cluster's most nodes, else one machine (or one rental of several)."""
+    rows = tables.offer_count
+    unit_cards, max_units = tables.unit_cards[:rows], tables.max_units[:rows]
+    rental = max_units * unit_cards
+    stock = tables.available_cards[:rows]
+    in_all = tables.most_units[:rows] * unit_cards
+    by_stock = stock < np.minimum(rental, in_all)
+    by_all = ~by_stock & (in_all < rental)
+    nodes = ~by_stock & ~by_all & tables.spans_machines[:rows]
+    machine = ~by_stock & ~by_all & ~nodes & (rental == tables.machine_cards[:rows])
+    most = np.select([by_stock, by_all], [stock, in_all], default=rental)
+    limit = np.select([by_stock, nodes, machine], [0, 2, 3], default=1)
+    value = np.select([by_stock, by_all, nodes], [stock, in_all, max_units], default=rental)
+    return most, limit, value
 
 
 def _supplies(
     relaxed: Evaluation, evaluation: Evaluation, resolved: ResolvedRequest, snapshot: Snapshot, top_k: bool
 ) -> tuple[Supply, ...]:
-    """Per offer inside the filters that sells fewer cards than asked: its most cards, what bounds them,
-    and the count nearest the largest asked that runs the job (``relaxed``: the counts lifted)."""
+    """What the offers inside the filters that sell fewer cards than asked supply: per vendor, GPU, most
+    cards and what bounds them (one sentence each), the largest first, then by vendor and GPU, and the
+    count nearest the largest asked that one of those offers runs the job at (``relaxed``: the counts
+    lifted)."""
     tables, asked = snapshot.tables, max(resolved.card_counts or (1,))
-    rows = tables.offer_count
-    # Each offer's most cards (``_supply_limit``'s, for every offer at once): the least of its stock, its
-    # most units in all and one rental's.
-    in_all = np.minimum(tables.available_cards, tables.most_units * tables.unit_cards)
-    most = np.minimum(in_all, tables.max_units * tables.unit_cards)[:rows]
-    short = np.flatnonzero(evaluation.matching[:rows] & (most < asked))
-    # The largest first, then by vendor and GPU (their codes follow their names), then in row order; only
-    # the offers named are searched for the count nearest, each search reading every cell.
-    order = np.lexsort(
-        (short, tables.gpu_code.take(short), tables.vendor_code.take(short), -most.take(short))
+    most, limit, value = _supply_limits(tables)
+    short = np.flatnonzero(evaluation.matching[: tables.offer_count] & (most < asked))
+    vendor, gpu = tables.vendor_code.take(short), tables.gpu_code.take(short)
+    # Largest first, then by vendor and GPU (their codes follow their names), then in row order.
+    ordered = short.take(np.lexsort((short, gpu, vendor, -most.take(short))))
+    # One supply per sentence: vendor, GPU, most cards and what bounds them, first met in that order.
+    keys = np.stack(
+        [column.take(ordered) for column in (tables.vendor_code, tables.gpu_code, most, limit, value)], axis=1
     )
-    return tuple(
-        Supply(tables.offers[index].vendor, tables.offers[index].gpu, *_supply_limit(tables, index),
-               _nearest_count(relaxed, snapshot, resolved, index, asked, top_k))
-        for index in short.take(order[:_SUPPLIES_NAMED]).tolist()
-    )  # fmt: skip
+    _, first_at, sentence = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    sentence = sentence.reshape(-1)
+    supplies = []
+    for at in np.sort(first_at)[:_SUPPLIES_NAMED].tolist():
+        index = int(ordered[at])
+        offer = tables.offers[index]
+        alike = ordered[sentence == sentence[at]]
+        nearest_count = _nearest_count(relaxed, snapshot, resolved, alike, asked, top_k)
+        supplies.append(Supply(offer.vendor, offer.gpu, int(most[index]), _LIMITS[int(limit[index])],
+                               int(value[index]), nearest_count))  # fmt: skip
+    return tuple(supplies)
 
 
 def _nearest_count(
-    relaxed: Evaluation, snapshot: Snapshot, resolved: ResolvedRequest, index: int, asked: int, top_k: bool
+    relaxed: Evaluation,
+    snapshot: Snapshot,
+    resolved: ResolvedRequest,
+    rows: IntArray,
+    asked: int,
+    top_k: bool,
 ) -> NearestOption | None:
-    """Offer ``index``'s qualifying candidate at the most cards up to ``asked`` (the cheapest there)."""
-    cells = relaxed.qualifying & (relaxed.cell_offer == index)
+    """The qualifying candidate of offers ``rows`` at the most cards up to ``asked`` (the cheapest there)."""
+    of_rows = np.zeros(snapshot.tables.size, dtype=np.bool_)
+    of_rows[rows] = True
+    cells = relaxed.qualifying & of_rows.take(relaxed.cell_offer)
     cells &= relaxed.cards.take(relaxed.cells // snapshot.tables.size) <= asked
     if not cells.any():
         return None
