@@ -168,10 +168,11 @@ class _Placements:
 
 
 # Per (candidates, speed-up rule): every job of a sweep asks for the same grid, whatever its hours. About
-# 8-10 MB each at 96,000 rows (its flags per cell, the bounds' speed-ups with their memos), so the last
-# few sweeps are kept.
+# 8-10 MB each at 96,000 rows (its flags per cell, the bounds' speed-ups with their memos), so only the
+# last two sweeps are kept: a sweep asked again for other hours is what this is for, and every grid kept
+# is resident memory.
 _PLACEMENTS: MemoSlot[tuple[Candidates, SpeedupRule], _Placements] = MemoSlot(
-    "placed grids", size=4, max_bytes=32 * 2**20
+    "placed grids", size=2, max_bytes=20 * 2**20
 )
 
 

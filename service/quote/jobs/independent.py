@@ -260,7 +260,7 @@ class RunPlacement(Candidates, frozen=True, gc=False):
 # A sweep's default candidates per placement (its runs, their cards, the rows matching): asked again by
 # every job of that sweep, whatever its hours; a (counts, rows) grid of flags, 1-3 MB at 96,000 rows.
 _DEFAULT_CANDIDATES: MemoSlot[RunPlacement, tuple[tuple[int, ...], BoolArray]] = MemoSlot(
-    "default runs", size=4, max_bytes=8 * 2**20
+    "default runs", size=2, max_bytes=6 * 2**20
 )
 
 
