@@ -182,12 +182,11 @@ def _placements(
     candidates, rule = job
 
     def make() -> _Placements:
-        cards = np.array(inputs.counts, dtype=np.float64)
+        cards, one_card = np.array(inputs.counts, dtype=np.float64), inputs.counts.index(1)
         scaling = rule.columns(tables, inputs.counts)
-        placed, one_card_units = placed_everywhere(tables, inputs, cards, inputs.counts.index(1))
+        placed, one_card_units = placed_everywhere(tables, inputs, cards, one_card)
         speedups = placed_row_speedups(cards, tables, scaling)
         requested = np.broadcast_to(inputs.requested, (cards.size, tables.size))
-        one_card = inputs.counts.index(1)
         whole_cells = int(np.count_nonzero(requested)) - int(np.count_nonzero(requested[one_card]))
         per_row = grid_cells_per_row((requested, placed), tables.offer_count)
         return _Placements(
