@@ -151,11 +151,10 @@ def _nearest_count(
     """The qualifying candidate of offers ``rows`` at the most cards up to ``asked`` (the cheapest there)."""
     of_rows = np.zeros(snapshot.tables.size, dtype=np.bool_)
     of_rows[rows] = True
-    cells = relaxed.qualifying & of_rows.take(relaxed.cell_offer)
-    cells &= relaxed.cards.take(relaxed.cells // snapshot.tables.size) <= asked
+    counts = relaxed.cards.take(relaxed.cells // snapshot.tables.size)
+    cells = relaxed.qualifying & of_rows.take(relaxed.cell_offer) & (counts <= asked)
     if not cells.any():
         return None
-    counts = relaxed.cards.take(relaxed.cells // snapshot.tables.size)
     cells &= counts == counts[cells].max()
     masked = msgspec.structs.replace(relaxed, qualifying=cells)
     return _nearest_option(masked, snapshot, "cost", resolved.request, top_k=top_k)
