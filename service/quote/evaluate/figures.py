@@ -3,8 +3,8 @@
 ``bill`` lays the figures out as one ``(Figure, cells)`` block over the cells the layout bills
 (``_layout``: the dense counts' whole rows, then the needed cells of the others): the units and hourly
 rate copied from the layout, each hours bound divided from the one-card hours by its speed-up, billed by
-the one rule in ``_billing``, and the data fees zero until ``add_data_fees`` adds a data set's storage and
-traffic (``_locality``).
+the one rule in ``_billing``, and, with a data set, ``add_data_fees`` writes its storage and traffic
+(``_locality``). A row no pass writes is never read (the block is not zeroed).
 
 The ranking, the combined plans' keep test and the single-card comparison read only the expected
 bound (as do the deadline and the budget, unless their confidence asks for the high end); the low and
@@ -114,11 +114,12 @@ def bill(
     """The figures of every cell the layout bills, ``(Figure, cells)`` (``_layout``): the dense counts'
     whole rows billed row by row, then the few needed cells of the other counts one by one; the low and
     high bounds only where the layout bills them up front (module docstring)."""
-    # Zeroed by the allocator: the data fees start at 0 (``add_data_fees`` adds them with a data set),
-    # and a large block comes zeroed from the kernel, page by page as it is written, so rows no pass
-    # fills (the fees without a data set, the bounds billed for the returned quotes alone) cost nothing:
-    # at 96,000 offers a million-cell block is 88 MB, six of its eleven rows unwritten without a data set.
-    figures = np.zeros((len(Figure), layout.cells.size))
+    # Unzeroed: every row a pass reads is written first. The bounds' rows of a layout that bills them for
+    # the returned quotes alone are billed into those quotes' own figures (``bounds.bounds_at``), and the
+    # data fees' rows are written, and read, only with a data set (``add_data_fees``, ``fee_items``).
+    # A zeroed block cost a pass over all eleven rows: glibc serves blocks up to 32 MB from its heap once
+    # it has freed one that large, and clears them there (1.3 ms for a serving job's 200,000 cells).
+    figures = np.empty((len(Figure), layout.cells.size))
     figures[Figure.UNITS] = layout.units
     rate = figures[Figure.HOURLY_RATE_CNY]
     np.multiply(layout.units, layout.at_cells(tables.unit_rate_cny_per_hour), out=rate)
