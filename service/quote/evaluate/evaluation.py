@@ -46,7 +46,7 @@ import msgspec
 import numpy as np
 
 from adapters.gpus import GpuCatalog
-from schemas.quote import Excluded
+from schemas.quote import Excluded, RankBy
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
@@ -63,7 +63,14 @@ from service.quote.evaluate.figures import (
     unknown_hours,
 )
 from service.quote.evaluate.filters import filter_mask
-from service.quote.evaluate.judge import FigureRows, HighWithin, judge, limits_of, single_card_eligible
+from service.quote.evaluate.judge import (
+    FigureRows,
+    HighWithin,
+    judge,
+    limits_of,
+    single_card_eligible,
+    within_however_shown,
+)
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
@@ -524,12 +531,16 @@ def _row_bounds(job: _Request) -> RowBounds:
     return bounds_of(row_speedups(job.layout, job.tables, job.rule, job.scaling))
 
 
-def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | None:
+def _pruned(
+    job: _Request, placed: PlacedRows | None = None, *, deadline_passes_nothing: bool = False
+) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
     ``_WHOLE_BILL_SHARE`` of the cells (then every row is billed). ``placed``: a placed job judged on its
     grid, whose layout holds some rows alone (``evaluate.placed``): ``job``'s layout is its, and is built
-    wider when the thresholds keep rows it does not hold."""
+    wider when the thresholds keep rows it does not hold. ``deadline_passes_nothing``: the request's
+    deadline leaves no cell out (``_deadline_passes_nothing``), so it is judged as without it, its high
+    ends aside (``_high_ends_within``); None when nothing qualifies (the limits' own path says why)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     safe = safe_rows(tables)
     if placed is None:
@@ -555,6 +566,8 @@ def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | Non
     )
     runnable, qualifying = judgement.at(billed.layout, billed.requested)
     if judgement.qualifying_count == 0:
+        if deadline_passes_nothing:
+            return None
         # Nothing to rank: what is said of it reads the judgement, never the figures (as in
         # ``_limits_pruned``), so the cells billed first stand.
         judged = (runnable, qualifying, judgement.used_stale, judgement.excluded, None)
@@ -593,7 +606,83 @@ def _pruned(job: _Request, placed: PlacedRows | None = None) -> Evaluation | Non
         billed = _bill(job, kept_layout, speedups)
     runnable, qualifying = judgement.at(billed.layout, billed.requested)
     judged = (runnable, qualifying, judgement.used_stale, judgement.excluded, None)
+    if deadline_passes_nothing:
+        return _high_ends_within(job, billed, judged, thresholds, judgement.quoted)
     return _evaluation(job, billed, judged, quoted_offers=judgement.quoted)
+
+
+def _deadline_passes_nothing(job: _Request) -> bool:
+    """Whether the request's deadline, its only limit, judged on the expected hours, leaves no cell of
+    the job's layout out: every matching row's slowest expected hours there (its one-card hours over the
+    least expected speed-up among the layout's counts, with the copy's and the lead time) are within it
+    however shown (``judge.within_however_shown``). Each cell's hours are the same quotient over a
+    speed-up at least that least one, with the same hours added, so never more. Then the cells it judges
+    are the ones without it, and ``_pruned`` bills what the response returns (a loose deadline on a
+    large table otherwise works out every cell's hours and cost: ``_ranked_within_limits``)."""
+    request = job.resolved.request
+    deadline = request.deadline_hours
+    if deadline is None or request.budget_cny is not None or bills_every_high_end(request):
+        return False
+    # Most deadlines leave some cell out, and the slowest one-card job, when it matches, tells at once
+    # (its hours are one cell's at most: one card's speed-up is 1).
+    one_card_hours, lead = job.one_card_hours.expected, job.tables.lead_time_h
+    slowest_row = int(np.argmax(one_card_hours))  # the first NaN, if any
+    if (
+        job.matching[slowest_row]
+        and not within_however_shown(
+            one_card_hours[slowest_row : slowest_row + 1] + lead[slowest_row], deadline
+        ).all()
+    ):
+        return False
+    scaling, rows = job.scaling, np.flatnonzero(job.matching)
+    least_speedup = scaling.expected.min(axis=0).take(scaling.code.take(rows))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slowest = one_card_hours.take(rows) / least_speedup
+    if job.extra_hours is not None:
+        slowest += job.extra_hours.take(rows)
+    slowest += lead.take(rows)
+    return bool(rows.size) and bool(within_however_shown(slowest, deadline).all())
+
+
+def _high_ends_within(
+    job: _Request,
+    billed: _Billed,
+    judged: tuple[BoolArray, BoolArray, bool, Excluded, HighWithin | None],
+    thresholds: Thresholds,
+    quoted: BoolArray,
+) -> Evaluation | None:
+    """``_pruned``'s evaluation of a request whose deadline passes no cell, with whether the billed
+    cells' high ends meet it (``HighWithin``: billed for the cells read, as ``_limits_pruned`` does);
+    None when the first candidate free of risk (its high end within the deadline, on capacity no one
+    takes back: ``assemble.extras.safe_position``) may rank past the rows billed: past the ranking key's
+    threshold, and past the wider one the rows without the spot risk are billed up to, when there is
+    one (``Thresholds.safe``); the limits' own path then bills up to it (``_up_to_risk_free``). None too
+    when no billed candidate is free of risk."""
+    high_figures = _high_figures(job, billed)
+    if high_figures is None:
+        return None
+    request, lead = job.resolved.request, job.tables.lead_time_h
+    before = billed.layout.at_cells(lead) if lead.any() else None
+    high_ok = HighWithin(limits_of(request, before), high_figures=high_figures)
+    runnable, qualifying, used_stale, excluded, _ = judged
+    reached = _ranking_threshold(thresholds, request.rank_by)
+    if thresholds.safe_key is not None:
+        reached = max(reached, thresholds.safe)
+    risk_free = _risk_free_key(job, billed, qualifying, high_ok)
+    if risk_free is None or risk_free > reached:
+        return None
+    return _evaluation(
+        job, billed, (runnable, qualifying, used_stale, excluded, high_ok), quoted_offers=quoted
+    )
+
+
+def _ranking_threshold(thresholds: Thresholds, rank_by: RankBy) -> float:
+    """The threshold of the ranking's own key: every candidate with a key within it is billed."""
+    if rank_by == "time":
+        return thresholds.hours
+    if rank_by == "value":
+        return thresholds.value
+    return thresholds.cost
 
 
 def _limits_pruned(job: _Request) -> Evaluation | None:
@@ -604,6 +693,10 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     With no cell qualifying, what is said of it reads the judgement (every cell's) and evaluates again
     with each limit lifted (``nearest``), never this evaluation's figures: it stands as well."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
+    if layout.dense > layout.one_card_column and _deadline_passes_nothing(job):
+        found = _pruned(job, deadline_passes_nothing=True)
+        if found is not None:
+            return found
     bounds = _row_bounds(job)
     rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:

@@ -33,6 +33,7 @@ __all__ = [
     "limits_of",
     "past_however_shown",
     "single_card_eligible",
+    "within_however_shown",
 ]
 
 # Per limit: its value (None: no such limit), the figure row it judges, its high-end row, and per cell the
@@ -64,6 +65,13 @@ def past_however_shown(lower: FloatArray, limit: float) -> BoolArray:
     ``_within``'s band: no rounding is read); NaN: not known to be past."""
     past: BoolArray = lower > limit + _band(limit)
     return past
+
+
+def within_however_shown(upper: FloatArray, limit: float) -> BoolArray:
+    """Where every figure at most ``upper`` is within ``limit`` as the response shows it (further than
+    ``_within``'s band: no rounding is read); NaN: not known to be within."""
+    within: BoolArray = upper < limit - _band(limit)
+    return within
 
 
 def _within(figures: FigureRows, row: Figure, limit: float, before: FloatArray | None = None) -> BoolArray:

@@ -37,7 +37,11 @@ limit the fastest or cheapest counts can barely meet puts most of a large table 
 GPU-hours in a day leaves the clusters). A loose one keeps most rows: then every cell's expected hours
 and cost are worked out by themselves and judged, the thresholds above are read exactly off every
 candidate within the limits, and only the rows that can reach them are billed whole, with every row up
-to the first candidate free of risk (``evaluation._ranked_within_limits``).
+to the first candidate free of risk (``evaluation._ranked_within_limits``). A deadline so loose that it
+leaves no cell out (every matching row's slowest expected hours within it however shown) changes
+nothing the judgement counts: the request is pruned as one without it, and the billed cells' high ends
+are judged against it, when the first candidate free of risk is among the rows billed
+(``evaluation._deadline_passes_nothing``).
 """
 
 from __future__ import annotations
