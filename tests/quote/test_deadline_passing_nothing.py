@@ -87,6 +87,11 @@ def _deadlines(snapshot: Snapshot, request: QuoteRequest, rng: random.Random) ->
     # often past the candidates the response returns.
     asked[0] = msgspec.structs.replace(asked[0], deadline_confidence=confidence)
     asked.append(msgspec.structs.replace(asked[2], limit=1))
+    # Judged on the high end, about its slowest cell: the interruptions a long job on many cards meets
+    # can make it the slowest.
+    for deadline in (high + rng.choice(_EDGES), high - rng.choice((0.5, 2.0, 10.0))):
+        rounded = round(max(deadline, 0.01), 3)
+        asked.append(msgspec.structs.replace(base, deadline_hours=rounded, deadline_confidence="high"))
     return asked
 
 

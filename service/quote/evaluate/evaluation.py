@@ -67,6 +67,7 @@ from service.quote.evaluate.judge import (
     FigureRows,
     HighWithin,
     judge,
+    limit_rows,
     limits_of,
     single_card_eligible,
     within_however_shown,
@@ -82,6 +83,7 @@ from service.quote.evaluate.pruning import (
     kept_rows,
     key_thresholds,
     prunes,
+    prunes_but_for_limits,
     prunes_by_limits,
     row_bounds,
     row_speedups,
@@ -98,6 +100,7 @@ from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
     DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
     LossTerms,
+    high_count_at_most,
 )
 from service.quote.model.memory import min_cards
 from service.quote.model.one_card import OneCardHours
@@ -612,20 +615,26 @@ def _pruned(
 
 
 def _deadline_passes_nothing(job: _Request) -> bool:
-    """Whether the request's deadline, its only limit, judged on the expected hours, leaves no cell of
-    the job's layout out: every matching row's slowest expected hours there (its one-card hours over the
-    least expected speed-up among the layout's counts, with the copy's and the lead time) are within it
-    however shown (``judge.within_however_shown``). Each cell's hours are the same quotient over a
-    speed-up at least that least one, with the same hours added, so never more. Then the cells it judges
-    are the ones without it, and ``_pruned`` bills what the response returns (a loose deadline on a
-    large table otherwise works out every cell's hours and cost: ``_ranked_within_limits``)."""
+    """Whether the request's deadline, its only limit, leaves no cell of the job's layout out: every
+    matching row's slowest hours there, as the deadline judges them (expected, or the high end by its
+    confidence), are within it however shown (``judge.within_however_shown``). The slowest are the
+    one-card hours over the least speed-up among the layout's counts (the expected one, or the low one
+    with the most hours interruptions can add: ``_most_lost_hours``), with the copy's and the lead time:
+    each cell's hours are the same quotient over a speed-up at least that one, with hours added that are
+    at most those, so never more. Then the cells it judges are the ones without it, and ``_pruned`` bills
+    what the response returns (a loose deadline on a large table otherwise works out every cell's hours
+    and cost, ``_ranked_within_limits``, or bills every cell, its high end too)."""
     request = job.resolved.request
     deadline = request.deadline_hours
-    if deadline is None or request.budget_cny is not None or bills_every_high_end(request):
+    if deadline is None or request.budget_cny is not None:
         return False
+    high = limit_rows(request)[0] == Figure.HOURS_HIGH
+    one_card_hours, lead = (
+        (job.one_card_hours.row(2) if high else job.one_card_hours.expected),
+        job.tables.lead_time_h,
+    )
     # Most deadlines leave some cell out, and the slowest one-card job, when it matches, tells at once
     # (its hours are one cell's at most: one card's speed-up is 1).
-    one_card_hours, lead = job.one_card_hours.expected, job.tables.lead_time_h
     slowest_row = int(np.argmax(one_card_hours))  # the first NaN, if any
     if (
         job.matching[slowest_row]
@@ -635,13 +644,33 @@ def _deadline_passes_nothing(job: _Request) -> bool:
     ):
         return False
     scaling, rows = job.scaling, np.flatnonzero(job.matching)
-    least_speedup = scaling.expected.min(axis=0).take(scaling.code.take(rows))
+    speedups = scaling.low if high else scaling.expected
+    columns = scaling.code.take(rows)
     with np.errstate(divide="ignore", invalid="ignore"):
-        slowest = one_card_hours.take(rows) / least_speedup
+        slowest = one_card_hours.take(rows) / speedups.min(axis=0).take(columns)
+        losses = job.billed_losses
+        if high and losses is not None:
+            slowest += _most_lost_hours(losses, job.layout.cards, speedups, (one_card_hours, rows, columns))
     if job.extra_hours is not None:
         slowest += job.extra_hours.take(rows)
     slowest += lead.take(rows)
     return bool(rows.size) and bool(within_however_shown(slowest, deadline).all())
+
+
+def _most_lost_hours(
+    losses: LossTerms, cards: FloatArray, low: FloatArray, at: tuple[FloatArray, IntArray, IntArray]
+) -> FloatArray:
+    """Per row ``rows`` (``at``: the high end's one-card hours, the rows, their speed-up columns), at least
+    the hours interruptions add to any of its cells' high end: ``n`` cards interrupt at most ``n`` times
+    the hardware's and one machine's spot rate, over ``H / s(n)`` hours, a mean at most ``H`` times the
+    most ``n / s(n)`` among the counts (``low``: the low speed-ups, counts × columns) times that sum (a
+    billionth more, past float noise), and the high count never falls as the mean rises."""
+    one_card_hours, rows, columns = at
+    per_card = losses.per_card_hour + (losses.spot_per_hour[2].take(rows) if losses.any_spot else 0.0)
+    most_card_hours = (cards[:, None] / low).max(axis=0).take(columns)
+    means = one_card_hours.take(rows) * most_card_hours * per_card * (1 + 1e-9)
+    lost: FloatArray = high_count_at_most(means) * losses.lost_hours
+    return lost
 
 
 def _high_ends_within(
@@ -658,9 +687,8 @@ def _high_ends_within(
     threshold, and past the wider one the rows without the spot risk are billed up to, when there is
     one (``Thresholds.safe``); the limits' own path then bills up to it (``_up_to_risk_free``). None too
     when no billed candidate is free of risk."""
-    high_figures = _high_figures(job, billed)
-    if high_figures is None:
-        return None
+    figures = billed.figures
+    high_figures = _high_figures(job, billed) or (lambda positions: figures.take(positions, axis=1))
     request, lead = job.resolved.request, job.tables.lead_time_h
     before = billed.layout.at_cells(lead) if lead.any() else None
     high_ok = HighWithin(limits_of(request, before), high_figures=high_figures)
@@ -693,10 +721,6 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     With no cell qualifying, what is said of it reads the judgement (every cell's) and evaluates again
     with each limit lifted (``nearest``), never this evaluation's figures: it stands as well."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    if layout.dense > layout.one_card_column and _deadline_passes_nothing(job):
-        found = _pruned(job, deadline_passes_nothing=True)
-        if found is not None:
-            return found
     bounds = _row_bounds(job)
     rows = rows_within_reach(bounds, request.deadline_hours, request.budget_cny)
     if layout.cell_count(rows, tables) > _WHOLE_BILL_SHARE * layout.cells.size:
@@ -946,8 +970,12 @@ def evaluate(
         pruned = _pruned(job)
         if pruned is not None:
             return pruned
-    elif prunes_by_limits(tables, resolved, layout, fast):
-        pruned = _limits_pruned(job)
+    else:
+        pruned = None
+        if prunes_but_for_limits(tables, resolved, layout, fast) and _deadline_passes_nothing(job):
+            pruned = _pruned(job, deadline_passes_nothing=True)
+        if pruned is None and prunes_by_limits(tables, resolved, layout, fast):
+            pruned = _limits_pruned(job)
         if pruned is not None:
             return pruned
     billed = _bill(job, layout)

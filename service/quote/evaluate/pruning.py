@@ -73,6 +73,7 @@ __all__ = [
     "key_thresholds",
     "placed_row_speedups",
     "prunes",
+    "prunes_but_for_limits",
     "prunes_by_limits",
     "row_bounds",
     "row_speedups",
@@ -111,6 +112,14 @@ def prunes(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast:
         and layout.dense > layout.one_card_column
         and not reads_every_high_end(resolved.request)
     )
+
+
+def prunes_but_for_limits(
+    tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths
+) -> bool:
+    """Whether the request would be evaluated pruned but for its limits and the confidences they are
+    judged with: how one whose deadline leaves no cell out is (``evaluation._deadline_passes_nothing``)."""
+    return _may_prune(tables, resolved, layout, fast) and layout.dense > layout.one_card_column
 
 
 def prunes_by_limits(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:

@@ -49,6 +49,7 @@ __all__ = [
     "SPOT_RATES",
     "LossTerms",
     "high_count",
+    "high_count_at_most",
     "spot_rates",
     "young_daly_interval_h",
 ]
@@ -104,6 +105,14 @@ def high_count(means: FloatArray) -> FloatArray:
     if large.any():
         chosen = means[large]  # an infinite mean (hours unknown) stays infinite
         counts[large] = np.ceil(chosen + _Z * np.sqrt(chosen) + (_Z * _Z - 1) / 6 - 0.5)
+    return counts
+
+
+def high_count_at_most(means: FloatArray) -> FloatArray:
+    """Per mean, a count ``high_count`` gives no mean up to it more than: its own while the exact table
+    reads it, one more past the table (the expansion is within one of the exact percentile, which never
+    falls as the mean rises)."""
+    counts: FloatArray = high_count(means) + (means > _EXACT_UP_TO)
     return counts
 
 
