@@ -732,24 +732,35 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     # it: the billed cells', and past the limits everywhere else (the lead gathered for those alone).
     lead = tables.lead_time_h
     before = billed.layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None
+    # A limit judged on the high end (its confidence) reads it at every cell, as it reads whether each
+    # cell's high end meets every limit: the bill holds the billed cells' (``_bill``).
+    high_figures = _high_figures(job, billed)
+    hours_row, cost_row = limit_rows(request)
     judged_rows: dict[Figure, FloatArray] = {}
-    for row, limit, added in (
-        (Figure.HOURS_EXPECTED, request.deadline_hours, before),
-        (Figure.COST_EXPECTED, request.budget_cny, None),
+    for rows_read, limit, added in (
+        (
+            {hours_row, Figure.HOURS_HIGH} if high_figures is None else {hours_row},
+            request.deadline_hours,
+            before,
+        ),
+        ({cost_row, Figure.COST_HIGH} if high_figures is None else {cost_row}, request.budget_cny, None),
     ):
-        if limit is not None:
+        for row in rows_read if limit is not None else ():
             shown = np.full(layout.cells.size, np.inf)
             with unknown_hours():
                 shown[at] = billed.figures[row] if added is None else billed.figures[row] + added
             judged_rows[row] = shown
-    high_figures = _high_figures(job, billed)
     judged = _judged(job, layout, judged_rows, requested, high_figures, lead_added=True)
     runnable, qualifying, used_stale, excluded, high_ok = judged
     qualifying = qualifying[at]
     quoted = np.zeros(tables.size, dtype=np.bool_)
     quoted[billed.layout.cell_offer[qualifying]] = True
     if high_ok is not None:  # the limits' lead times, as the billed cells' (``HighWithin.at`` reads them)
-        high_ok = HighWithin(limits_of(request, before), high_figures=high_figures)
+        figures = billed.figures
+        high_ok = HighWithin(
+            limits_of(request, before),
+            high_figures=high_figures or (lambda positions: figures.take(positions, axis=1)),
+        )
     return _evaluation(
         job, billed, (runnable[at], qualifying, used_stale, excluded, high_ok), quoted_offers=quoted
     )
@@ -767,10 +778,11 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
     the top. Every candidate up to it is billed: the rows whose bound of the ranking key reaches the
     least key among the billed risk-free candidates (``_risk_free_key``) are added. None (the whole
     layout billed) when the layout bills its bounds up front or reads its one-card column past the
-    dense counts, when no cell qualifies, when no billed candidate is free of risk, or when the rows
+    dense counts, when a limit is judged on the high end (these are the expected figures), when no
+    cell qualifies, when no billed candidate is free of risk, or when the rows
     to bill hold more than ``_WHOLE_BILL_SHARE`` of the cells."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
-    if layout.bounds_up_front or layout.dense <= layout.one_card_column:
+    if layout.bounds_up_front or layout.dense <= layout.one_card_column or bills_every_high_end(request):
         return None
     hours, cost, keep = expected_figures(
         tables,

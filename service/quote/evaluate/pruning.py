@@ -37,10 +37,14 @@ limit the fastest or cheapest counts can barely meet puts most of a large table 
 GPU-hours in a day leaves the clusters). A loose one keeps most rows: then every cell's expected hours
 and cost are worked out by themselves and judged, the thresholds above are read exactly off every
 candidate within the limits, and only the rows that can reach them are billed whole, with every row up
-to the first candidate free of risk (``evaluation._ranked_within_limits``). A deadline so loose that it
-leaves no cell out (every matching row's slowest expected hours within it however shown) changes
-nothing the judgement counts: the request is pruned as one without it, and the billed cells' high ends
-are judged against it, when the first candidate free of risk is among the rows billed
+to the first candidate free of risk (``evaluation._ranked_within_limits``).
+
+A limit judged on the high end (its confidence) sets rows apart the same way, a row's least expected
+hours and cost being at most its high end's, and the bill then holds the high end of every billed cell;
+when most rows are within reach, the whole layout is billed. A deadline so loose that it leaves no cell
+out (every matching row's slowest hours as it judges them, expected or high, within it however shown)
+changes nothing the judgement counts: the request is pruned as one without it, and the billed cells'
+high ends are judged against it, when the first candidate free of risk is among the rows billed
 (``evaluation._deadline_passes_nothing``).
 """
 
@@ -57,7 +61,7 @@ from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.judge import past_however_shown
 from service.quote.evaluate.layout import Layout
-from service.quote.evaluate.losses import bills_every_high_end, reads_every_high_end
+from service.quote.evaluate.losses import reads_every_high_end
 from service.quote.jobs import SpeedupRule
 from service.quote.model.billing import BILLING_TOLERANCE, billed_hours
 from service.quote.model.scaling import ScalingColumns
@@ -124,12 +128,10 @@ def prunes_but_for_limits(
 
 def prunes_by_limits(tables: OfferTables, resolved: ResolvedRequest, layout: Layout, fast: FastPaths) -> bool:
     """Whether the request may be evaluated billing only the rows that can meet its limits: a deadline
-    or a budget, each judged on the expected figures (module docstring)."""
+    or a budget, each judged on the expected figures or on the high end (module docstring)."""
     request = resolved.request
-    return (
-        _may_prune(tables, resolved, layout, fast)
-        and (request.deadline_hours is not None or request.budget_cny is not None)
-        and not bills_every_high_end(request)
+    return _may_prune(tables, resolved, layout, fast) and (
+        request.deadline_hours is not None or request.budget_cny is not None
     )
 
 
