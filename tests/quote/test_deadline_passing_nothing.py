@@ -20,7 +20,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from schemas.offer import CardHourPricing
+from schemas.offer import CardHourPricing, NodeHourPricing
 from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote, engine
@@ -203,3 +203,43 @@ def test_the_plan_free_of_risk_past_the_rows_billed_is_found(
     assert (
         pruned.quotes[0].vendor == "h20-000" and pruned.safe is not None and pruned.safe.startswith("safe:")
     )
+
+
+def test_a_cluster_slowest_on_its_most_cards_is_judged_at_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ethernet H800 nodes and a job heavy on communication: past a few nodes each doubling loses more
+    than it adds, so the slowest cells are the most cards' (512 of them: about 291 expected hours, 533 at
+    the high end, against 100 on one card), and the high end's slowest is on the low speed-up. A
+    deadline between the expected and the high end's slowest passes every cell judged on the expected
+    hours, and not judged on the high end; past both, every cell either way."""
+    nodes = [
+        offer(
+            f"eth-{at:02d}",
+            "h800",
+            gpu="h800",
+            interconnect="ethernet",
+            pricing=NodeHourPricing(cny_per_node_hour=100.0 + at, cards_per_node=8, max_nodes=64),
+        )
+        for at in range(20)
+    ]
+    cards = [
+        offer(f"card-{at:02d}", "4090", pricing=CardHourPricing(cny_per_card_hour=3.0 + at / 10))
+        for at in range(20)
+    ]
+    table = snapshot(nodes + cards)
+    passes: list[bool] = []
+    passes_nothing = evaluation._deadline_passes_nothing
+
+    def judging(job: evaluation._Request) -> bool:
+        passes.append(passes_nothing(job))
+        return passes[-1]
+
+    monkeypatch.setattr(evaluation, "_deadline_passes_nothing", judging)
+    workload = {"gpu_hours": 100, "reference_gpu": "rtx4090", "communication": "heavy"}
+    for deadline, confidence in ((450, "expected"), (450, "high"), (700, "high")):
+        body = {"workload": workload, "deadline_hours": deadline, "deadline_confidence": confidence}
+        request = msgspec.convert(body, QuoteRequest)
+        pruned = build_quote(table, request, options=_PRUNED)
+        assert msgspec.json.encode(pruned) == msgspec.json.encode(
+            build_quote(table, request, options=_REFERENCE)
+        )
+    assert passes == [True, False, True]
