@@ -170,8 +170,8 @@ def test_the_plan_free_of_risk_past_the_rows_billed_is_found(
     faster than everything, and one RTX 4090 that is neither the cheapest nor the fastest but the first
     plan free of risk. The bound-pruned rows hold the A100s alone beside the H20s, so the evaluation
     that passes nothing gives way to the limits' own, which bills up to the 4090. With the cheapest
-    H20s spot, the rows without the spot risk are billed up to the first of them billed, the 4090: the
-    evaluation that passes nothing stands."""
+    H20s spot, the rows without the spot risk are billed up to the cheapest of them billed, an H20 at
+    risk (its high end past the deadline): still short of the 4090."""
 
     def card(price: float) -> CardHourPricing:
         return CardHourPricing(cny_per_card_hour=price, max_cards=1)
@@ -179,7 +179,7 @@ def test_the_plan_free_of_risk_past_the_rows_billed_is_found(
     offers = [offer(f"h20-{at:03d}", "h20", gpu="h20", pricing=card(2.0 + at / 100)) for at in range(120)]
     if spot:
         offers = [msgspec.structs.replace(item, spot=True) for item in offers[:60]] + [
-            offer(f"h20-{at:03d}", "h20", gpu="h20", pricing=card(3.0 + at / 100)) for at in range(60, 120)
+            offer(f"h20-{at:03d}", "h20", gpu="h20", pricing=card(2.4 + at / 100)) for at in range(60, 120)
         ]
     offers += [
         offer(f"a100-{at:02d}", "a100", gpu="a100-40g", pricing=card(20.0 + at / 10)) for at in range(24)
@@ -199,7 +199,7 @@ def test_the_plan_free_of_risk_past_the_rows_billed_is_found(
     request = msgspec.convert(body, QuoteRequest)
     pruned = build_quote(table, request, options=_PRUNED)
     assert msgspec.json.encode(pruned) == msgspec.json.encode(build_quote(table, request, options=_REFERENCE))
-    assert taken == [spot]
+    assert taken == [False]
     assert (
         pruned.quotes[0].vendor == "h20-000" and pruned.safe is not None and pruned.safe.startswith("safe:")
     )
