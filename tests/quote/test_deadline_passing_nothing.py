@@ -92,6 +92,14 @@ def _deadlines(snapshot: Snapshot, request: QuoteRequest, rng: random.Random) ->
     for deadline in (high + rng.choice(_EDGES), high - rng.choice((0.5, 2.0, 10.0))):
         rounded = round(max(deadline, 0.01), 3)
         asked.append(msgspec.structs.replace(base, deadline_hours=rounded, deadline_confidence="high"))
+    # A budget nothing meets beside a deadline nothing misses: the nearest option past the budget is
+    # found with the budget lifted, the deadline kept, by the cost the budget judges (the high end's too).
+    for budget_confidence in ("expected", "high"):
+        asked.append(
+            msgspec.structs.replace(
+                asked[0], budget_cny=0.5, budget_confidence=budget_confidence, deadline_confidence=confidence
+            )
+        )
     return asked
 
 

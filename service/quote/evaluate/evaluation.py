@@ -615,7 +615,8 @@ def _pruned(
 
 
 def _deadline_passes_nothing(job: _Request) -> bool:
-    """Whether the request's deadline, its only limit, leaves no cell of the job's layout out: every
+    """Whether the request's deadline, its only limit (its budget's confidence the expected figures),
+    leaves no cell of the job's layout out: every
     matching row's slowest hours there, as the deadline judges them (expected, or the high end by its
     confidence), are within it however shown (``judge.within_however_shown``). The slowest are the
     one-card hours over the least speed-up among the layout's counts (the expected one, or the low one
@@ -626,9 +627,12 @@ def _deadline_passes_nothing(job: _Request) -> bool:
     and cost, ``_ranked_within_limits``, or bills every cell, its high end too)."""
     request = job.resolved.request
     deadline = request.deadline_hours
-    if deadline is None or request.budget_cny is not None:
+    hours_row, cost_row = limit_rows(request)
+    # A budget judged on the high end, even one lifted to find the nearest option past it, reads every
+    # candidate's high cost, which the rows a pruned evaluation bills do not bound.
+    if deadline is None or request.budget_cny is not None or cost_row == Figure.COST_HIGH:
         return False
-    high = limit_rows(request)[0] == Figure.HOURS_HIGH
+    high = hours_row == Figure.HOURS_HIGH
     one_card_hours, lead = (
         (job.one_card_hours.row(2) if high else job.one_card_hours.expected),
         job.tables.lead_time_h,
