@@ -362,6 +362,17 @@ def _high_figures(job: _Request, billed: _Billed) -> Callable[[IntArray], FloatA
     return at
 
 
+def _billed_high_ends(job: _Request, billed: _Billed) -> HighWithin:
+    """Whether the billed cells' high ends meet the request's limits, read at the cells asked for: billed
+    for those cells (``_high_figures``), or read off the bill when it holds every billed cell's; the
+    deadline's lead times as the billed cells' (``HighWithin.at`` reads them)."""
+    request, lead = job.resolved.request, job.tables.lead_time_h
+    before = billed.layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None
+    figures = billed.figures
+    high_figures = _high_figures(job, billed) or (lambda positions: figures.take(positions, axis=1))
+    return HighWithin(limits_of(request, before), high_figures=high_figures)
+
+
 def _judged(
     job: _Request,
     layout: Layout,
@@ -616,9 +627,9 @@ def _pruned(
 
 def _deadline_passes_nothing(job: _Request) -> bool:
     """Whether the request's deadline, its only limit (its budget's confidence the expected figures),
-    leaves no cell of the job's layout out: every
-    matching row's slowest hours there, as the deadline judges them (expected, or the high end by its
-    confidence), are within it however shown (``judge.within_however_shown``). The slowest are the
+    leaves no cell of the job's layout out: every matching row's slowest hours there, as the deadline
+    judges them (expected, or the high end by its confidence), are within it however shown
+    (``judge.within_however_shown``). The slowest are the
     one-card hours over the least speed-up among the layout's counts (the expected one, or the low one
     with the most hours interruptions can add: ``_most_lost_hours``), with the copy's and the lead time:
     each cell's hours are the same quotient over a speed-up at least that one, with hours added that are
@@ -691,11 +702,7 @@ def _high_ends_within(
     threshold, and past the wider one the rows without the spot risk are billed up to, when there is
     one (``Thresholds.safe``); the limits' own path then bills up to it (``_up_to_risk_free``). None too
     when no billed candidate is free of risk."""
-    figures = billed.figures
-    high_figures = _high_figures(job, billed) or (lambda positions: figures.take(positions, axis=1))
-    request, lead = job.resolved.request, job.tables.lead_time_h
-    before = billed.layout.at_cells(lead) if lead.any() else None
-    high_ok = HighWithin(limits_of(request, before), high_figures=high_figures)
+    request, high_ok = job.resolved.request, _billed_high_ends(job, billed)
     runnable, qualifying, used_stale, excluded, _ = judged
     reached = _ranking_threshold(thresholds, request.rank_by)
     if thresholds.safe_key is not None:
@@ -759,12 +766,8 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     qualifying = qualifying[at]
     quoted = np.zeros(tables.size, dtype=np.bool_)
     quoted[billed.layout.cell_offer[qualifying]] = True
-    if high_ok is not None:  # the limits' lead times, as the billed cells' (``HighWithin.at`` reads them)
-        figures = billed.figures
-        high_ok = HighWithin(
-            limits_of(request, before),
-            high_figures=high_figures or (lambda positions: figures.take(positions, axis=1)),
-        )
+    if high_ok is not None:  # read at the billed cells' positions, not the layout's
+        high_ok = _billed_high_ends(job, billed)
     return _evaluation(
         job, billed, (runnable[at], qualifying, used_stale, excluded, high_ok), quoted_offers=quoted
     )
@@ -872,9 +875,7 @@ def _billed_ranked(
         return None
     at, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)
     billed = _bill(job, kept_layout, speedups)
-    lead = tables.lead_time_h
-    before = kept_layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None
-    return at, billed, HighWithin(limits_of(request, before), high_figures=_high_figures(job, billed))
+    return at, billed, _billed_high_ends(job, billed)
 
 
 def _single_card_within(job: _Request, runnable: BoolArray, hours: FloatArray, cost: FloatArray) -> float:
