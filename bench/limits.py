@@ -11,6 +11,9 @@ never answers. It prints each kind's median and its ratio to the default quote's
 - ``deadline passing every candidate``: 500 GPU-hours due in 10,000 h, judged on the expected hours;
 - ``the same, judged on the high end``: ``deadline_confidence`` "high";
 - ``deadline some candidates miss``: 2,000 GPU-hours due in 48 h (most rows within reach);
+- ``deadline most rows meet, H20``: 1,300 GPU-hours measured on an H20 due in 105 h (the cheapest plans
+  are spot, and the first on demand passes the deadline at its high end);
+- ``budget most rows meet``: 1,000 GPU-hours for 15,000 yuan (the cheapest plans are spot);
 - ``tight deadline, high end``: 4,000 GPU-hours on H800s due in 36 h, judged on the high end;
 - ``budget, high end``: 1,000 GPU-hours for 1,500 yuan, judged on the high end.
 """
@@ -52,6 +55,8 @@ def _kinds() -> dict[str, Callable[[int], QuoteRequest]]:
             500, "rtx4090", deadline_hours=10_000, deadline_confidence="high"
         ),
         "deadline some candidates miss": limited(2_000, "rtx4090", deadline_hours=48),
+        "deadline most rows meet, H20": limited(1_300, "h20", deadline_hours=105),
+        "budget most rows meet": limited(1_000, "rtx4090", budget_cny=15_000),
         "tight deadline, high end": limited(4_000, "h800", deadline_hours=36, deadline_confidence="high"),
         "budget, high end": limited(1_000, "rtx4090", budget_cny=1_500, budget_confidence="high"),
     }

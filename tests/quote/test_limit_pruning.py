@@ -14,6 +14,7 @@ off), over seeded catalogs of several sizes run with pruning on every table.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from functools import cache
 from typing import Any
 
@@ -21,7 +22,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from schemas.quote import QuoteRequest
+from schemas.quote import QuoteRequest, RankBy, Workload
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote, nearest
 from service.quote.evaluate import evaluation, pruning
@@ -245,3 +246,68 @@ def test_the_nearest_option_past_a_missed_limit_is_the_exhaustive_one(
         fewer += sum(mine < whole for mine, whole in zip(by_pruned, unpruned, strict=True))
         same += sum(mine == whole for mine, whole in zip(by_pruned, unpruned, strict=True))
     assert fewer >= 20, (fewer, same)  # the lifted evaluations bill a few rows' cells
+
+
+@pytest.mark.parametrize("looked", [4, 4_096])
+def test_the_plan_free_of_risk_is_looked_for_among_the_least_keys(
+    monkeypatch: pytest.MonkeyPatch, looked: int
+) -> None:
+    """Where most rows are within reach of the limits, the least key free of risk is looked for among
+    the cells with the least keys (``evaluation._least_risk_free_key``): at the least key on capacity no
+    one takes back, then up to about the ``looked``-th. Found at the first look, at the second, or at
+    neither (the rows the ranking returns are then billed first and it is looked for among them), every
+    answer is the exhaustive one; with few looked at, each way is taken."""
+    monkeypatch.setattr(evaluation, "_RISK_FREE_LOOKED", looked)
+    search, found = evaluation._least_risk_free_key, Counter[str]()
+
+    def counted(job: Any, at: Any, candidates: Any) -> float | None:
+        key = search(job, at, candidates)
+        cost, hours, spot = candidates
+        least = float(evaluation._ranking_key(job.resolved.request, cost, hours)[~spot].min())
+        found["neither" if key is None else "first" if key == least else "second"] += 1
+        return key
+
+    monkeypatch.setattr(evaluation, "_least_risk_free_key", counted)
+    asked, snapshots = [], []
+    for at in range(len(_CATALOGS)):
+        snapshot, rng = _catalog(at), random.Random(100 + at)
+        limited = [
+            one
+            for request in requests(_CATALOGS[at][0] + 7, 40, snapshot)
+            for one in _with_limits(snapshot, request, rng)
+        ]
+        snapshots.append(snapshot)
+        asked.append(limited)
+    for snapshot, limited in zip(snapshots, asked, strict=True):
+        assert answers(snapshot, limited, _PRUNED) == answers(snapshot, limited, _REFERENCE)
+    assert found["first"] >= 20
+    if looked < 100:
+        assert found["second"] >= 3 and found["neither"] >= 3
+
+
+def test_a_spot_plan_within_the_limits_is_not_the_plan_free_of_risk() -> None:
+    """On a larger catalog of spot and on-demand offers, deadlines and budgets drawn across the jobs'
+    whole range and every ranking: where the first on-demand plan's high end passes a limit, a spot plan
+    within it must not stand for the plan free of risk (on capacity no one takes back), or the rows up to
+    the real one go unbilled and the answer names another. Every answer is the unpruned one's."""
+    snapshot, rng = catalog(5, 3_000, clusters=40, packaged_vendors=6), random.Random(5)
+    asked = []
+    for _ in range(300):
+        workload = Workload(
+            gpu_hours=round(rng.uniform(1, 5_000), 3),
+            reference_gpu=rng.choice(("rtx4090", "a100-80g", "h800", "l40s", "h20")),
+            model_params_b=rng.choice((None, 7, 14, 32, 70)),
+        )
+        limits: dict[str, Any] = {}
+        drawn = rng.random()
+        if drawn < 0.8:
+            limits["deadline_hours" if drawn < 0.5 else "budget_cny"] = (
+                round(rng.uniform(2, 300), 2) if drawn < 0.5 else round(rng.uniform(50, 30_000), 2)
+            )
+        else:
+            limits |= {"deadline_hours": round(rng.uniform(2, 300), 2), "budget_cny": 15_000.0}
+        rank_by: RankBy = rng.choice(("cost", "cost", "time", "value"))
+        if rank_by == "value":
+            limits["time_value_cny_per_hour"] = round(rng.uniform(1, 300), 2)
+        asked.append(QuoteRequest(workload=workload, rank_by=rank_by, **limits))
+    assert answers(snapshot, asked, _PRUNED) == answers(snapshot, asked, _UNPRUNED)

@@ -46,7 +46,7 @@ import msgspec
 import numpy as np
 
 from adapters.gpus import GpuCatalog
-from schemas.quote import Excluded, RankBy
+from schemas.quote import Excluded, QuoteRequest, RankBy
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
@@ -91,6 +91,7 @@ from service.quote.evaluate.pruning import (
     safe_rows,
     seed_rows,
     single_card_cost,
+    thresholds_of,
     widened,
 )
 from service.quote.evaluate.row_judge import judged_by_row
@@ -807,28 +808,85 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
     at_qualifying = np.flatnonzero(qualifying)
     if at_qualifying.size == 0:
         return None
+    offers = layout.cell_offer.take(at_qualifying)
     quoted = np.zeros(tables.size, dtype=np.bool_)
-    quoted[layout.cell_offer.take(at_qualifying)] = True
-    safe = safe_rows(tables)
-    thresholds = key_thresholds(
+    quoted[offers] = True
+    spot = tables.interruptible.take(offers) if bool((quoted & safe_rows(tables).rows).any()) else None
+    candidates = (cost.take(at_qualifying), hours.take(at_qualifying), spot)
+    thresholds = thresholds_of(
         request,
-        (cost, hours),
-        qualifying,
+        candidates,
         qualifying_everywhere=None,
-        spot=layout.at_cells(tables.interruptible),
         single_cost=_single_card_within(job, runnable, hours, cost),
-        any_safe=bool((quoted & safe.rows).any()),
     )
     if thresholds is None:
         return None
+    risk_free = None
+    if spot is not None:
+        risk_free = _least_risk_free_key(job, at_qualifying, (candidates[0], candidates[1], spot))
+    if risk_free is not None:
+        thresholds = _reaching(thresholds, request.rank_by, risk_free)
     found = _billed_ranked(job, bounds, thresholds)
-    if found is not None:
+    if found is not None and risk_free is None:
         found = _up_to_risk_free(job, bounds, thresholds, qualifying, found)
     if found is None:
         return None
     at, billed, high_ok = found
     judged = (runnable.take(at), qualifying.take(at), used_stale, excluded, high_ok)
     return _evaluation(job, billed, judged, quoted_offers=quoted)
+
+
+# ``_least_risk_free_key`` bills the qualifying cells on capacity no one takes back with the least key
+# first (its ties too), then about this many more, before it gives up: the first is usually free of
+# risk (the cheapest candidates are spot, and the first on demand meets the deadline at its high end
+# too); at 96,000 offers a few hundred at most were ahead of it.
+_RISK_FREE_LOOKED = 4_096
+
+
+def _least_risk_free_key(
+    job: _Request, at: IntArray, candidates: tuple[FloatArray, FloatArray, BoolArray]
+) -> float | None:
+    """The least ranking key among the qualifying cells (at positions ``at``, their expected cost and
+    hours, and whether each is spot: ``candidates``) free of risk: their high end within every limit, on
+    capacity no one takes back (``_risk_free_key``'s, over the whole layout). Only the high ends of the
+    cells with the least keys are billed: those at the least key, then those up to about the
+    ``_RISK_FREE_LOOKED``-th (read off a sample of the keys); every cell with a lesser key than the one
+    found is among them. None when none of them is free of risk: the rows the ranking returns are then
+    billed first and the risk-free candidate looked for among them (``_up_to_risk_free``)."""
+    tables, layout = job.tables, job.layout
+    cost, hours, spot = candidates
+    keys = np.where(spot, np.inf, _ranking_key(job.resolved.request, cost, hours))
+    if np.isnan(keys).any():
+        return None
+    step = max(1, keys.size // _RISK_FREE_LOOKED)
+    sampled = np.sort(keys[::step])
+    for reach in (float(keys.min()), float(sampled[min(sampled.size - 1, _RISK_FREE_LOOKED // step)])):
+        if not np.isfinite(reach):  # none on demand (among those looked at)
+            return None
+        looked = np.flatnonzero(keys <= reach)
+        cells = at.take(looked)  # ascending, as ``at`` is
+        if bool((layout.cell_offer.take(cells) < tables.offer_count).all()):
+            positions, (billed_layout, speedups) = cells, layout.subset_alone(cells, job.rule, tables)
+        else:
+            positions, billed_layout, speedups = layout.subset_with_plans(cells, job.rule, tables)
+        free = _billed_high_ends(job, _bill(job, billed_layout, speedups)).at(
+            np.searchsorted(positions, cells)
+        )
+        if free.any():
+            return float(keys.take(looked)[free].min())
+    return None
+
+
+def _reaching(thresholds: Thresholds, rank_by: RankBy, key: float) -> Thresholds:
+    """``thresholds`` with the ranking key's own widened to reach ``key`` (unchanged when it does)."""
+    if key <= _ranking_threshold(thresholds, rank_by):
+        return thresholds
+    wide = widened(key)
+    if rank_by == "time":
+        return replace(thresholds, hours=wide)
+    if rank_by == "value":
+        return replace(thresholds, value=wide)
+    return replace(thresholds, cost=wide)
 
 
 def _up_to_risk_free(
@@ -846,14 +904,8 @@ def _up_to_risk_free(
     risk_free = _risk_free_key(job, billed, qualifying.take(at), high_ok)
     if risk_free is None:
         return None
-    rank_by, wide = job.resolved.request.rank_by, widened(risk_free)
-    if rank_by == "time":
-        reached, wider = thresholds.hours, replace(thresholds, hours=wide)
-    elif rank_by == "value":
-        reached, wider = thresholds.value, replace(thresholds, value=wide)
-    else:
-        reached, wider = thresholds.cost, replace(thresholds, cost=wide)
-    return found if risk_free <= reached else _billed_ranked(job, bounds, wider)
+    wider = _reaching(thresholds, job.resolved.request.rank_by, risk_free)
+    return found if wider is thresholds else _billed_ranked(job, bounds, wider)
 
 
 def _unbilled_high(positions: IntArray) -> FloatArray:
@@ -904,14 +956,18 @@ def _risk_free_key(
     at = at[high_ok.at(at)]
     if at.size == 0:
         return None
-    request = job.resolved.request
     cost = billed.figures[Figure.COST_EXPECTED].take(at)
     hours = billed.figures[Figure.HOURS_EXPECTED].take(at)
+    return float(_ranking_key(job.resolved.request, cost, hours).min())
+
+
+def _ranking_key(request: QuoteRequest, cost: FloatArray, hours: FloatArray) -> FloatArray:
+    """The ranking's key of candidates with these expected figures: their hours, value or cost."""
     if request.rank_by == "time":
-        return float(hours.min())
+        return hours
     if request.rank_by == "value" and request.time_value_cny_per_hour is not None:
-        return float((cost + request.time_value_cny_per_hour * hours).min())
-    return float(cost.min())
+        return cost + request.time_value_cny_per_hour * hours
+    return cost
 
 
 def evaluate(

@@ -320,6 +320,14 @@ class Layout:
         speedups = replace(plan_speedups, sparse=merged(rest_speedups.sparse, plan_speedups.sparse))
         return at.take(order), layout, speedups
 
+    def subset_alone(
+        self, own: IntArray, rule: SpeedupRule, tables: OfferTables
+    ) -> tuple[Layout, GatheredSpeedups]:
+        """The ``subset`` of the cells at ``own`` (ascending, none a combined plan's) without the plans,
+        and its speed-ups under ``rule``: a few offers' cells billed alone."""
+        layout = self.subset(own, tables, with_plans=False)
+        return layout, layout._gather(self.scaling(rule, tables))
+
     def _plan_part(self, tables: OfferTables) -> _PlanPart | None:
         if self.plans is None:
             return None

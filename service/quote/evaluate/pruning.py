@@ -85,6 +85,7 @@ __all__ = [
     "safe_rows",
     "seed_rows",
     "single_card_cost",
+    "thresholds_of",
     "widened",
 ]
 
@@ -578,7 +579,22 @@ def key_thresholds(
     which rows can be returned (fewer candidates than the response takes, or a spot recommendation with
     no plan without it among them)."""
     at = np.flatnonzero(qualifying)  # gathered by position: one pass over the mask, not one per array
-    cost, hours = figures[0].take(at), figures[1].take(at)
+    candidates = (figures[0].take(at), figures[1].take(at), spot.take(at) if any_safe else None)
+    return thresholds_of(
+        request, candidates, qualifying_everywhere=qualifying_everywhere, single_cost=single_cost
+    )
+
+
+def thresholds_of(
+    request: QuoteRequest,
+    candidates: tuple[FloatArray, FloatArray, BoolArray | None],
+    *,
+    qualifying_everywhere: int | None,
+    single_cost: float,
+) -> Thresholds | None:
+    """``key_thresholds`` of the qualifying candidates' expected cost and hours, and whether each is spot
+    (None: no candidate anywhere is without the spot risk)."""
+    cost, hours, spot_at = candidates
     if cost.size == 0:
         return None
     rank_by, limit, time_value = request.rank_by, request.limit, request.time_value_cny_per_hour
@@ -598,7 +614,6 @@ def key_thresholds(
     wide = [widened(bound) for bound in thresholds]
     # The recommendation is spot when any candidate at the top key is (its tie-breakers aside); the
     # plan without the risk is then returned too, so a row without it is kept up to that plan's key.
-    spot_at = spot.take(at) if any_safe else None
     if spot_at is not None and spot_at[ranked == ranked.min()].any():
         safe = ~spot_at
         if not safe.any():
