@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.quote import RankBy
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, kth_least
 
 __all__ = ["CandidateKeys", "Picks", "first", "first_among", "pick", "top"]
 
@@ -112,7 +112,7 @@ def top(keys: CandidateKeys, rank_by: RankBy, k: int, *, top_k: bool = True) -> 
     """Positions of the ``k`` first candidates in key order (``top_k`` False: all of them sorted first)."""
     primary = keys.primary(rank_by)
     if top_k and primary.size > k:
-        kth_value = np.partition(primary, k - 1)[k - 1]
+        kth_value = kth_least(primary, k)
         pool = np.flatnonzero(primary <= kth_value)
     else:
         pool = np.arange(primary.size)

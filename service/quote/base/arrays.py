@@ -8,7 +8,16 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ArrayT", "BoolArray", "FloatArray", "IntArray", "frozen", "unique_sorted", "whole_positions"]
+__all__ = [
+    "ArrayT",
+    "BoolArray",
+    "FloatArray",
+    "IntArray",
+    "frozen",
+    "kth_least",
+    "unique_sorted",
+    "whole_positions",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -29,6 +38,24 @@ def unique_sorted(positions: IntArray) -> IntArray:
     if ordered.size:
         ordered = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
     return ordered
+
+
+# Past this many values, ``kth_least`` partitions only those up to a bound read off a sample of this many
+# of them, for a ``k`` of at most a quarter of the sample (the few a ranking reads at a time).
+_KTH_SAMPLED_FROM = 16_384
+_KTH_SAMPLE = 1_024
+
+
+def kth_least(values: FloatArray, k: int) -> float:
+    """The ``k``-th least of ``values`` (NaN last), as ``np.partition`` finds it. Of many values, only
+    those up to the ``k``-th least of an evenly spaced sample are partitioned: at least ``k`` values (those
+    sampled) are within that bound, so the ``k``-th least of all is too, with every value below it (a
+    partition of 500,000 values costs 5 ms; the sample, its sort and one comparison pass a tenth)."""
+    if values.size > _KTH_SAMPLED_FROM and 4 * k <= _KTH_SAMPLE:
+        bound = np.sort(values[:: values.size // _KTH_SAMPLE])[k - 1]
+        if not np.isnan(bound):
+            values = values[values <= bound]
+    return float(np.partition(values, k - 1)[k - 1])
 
 
 # The largest whole number ``whole_positions`` keeps a table up to (a count of cards is at most 1,024).

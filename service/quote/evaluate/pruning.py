@@ -56,7 +56,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schemas.quote import QuoteRequest
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, unique_sorted, whole_positions
+from service.quote.base.arrays import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    frozen,
+    kth_least,
+    unique_sorted,
+    whole_positions,
+)
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.judge import past_however_shown
@@ -559,23 +567,6 @@ class Thresholds:
     safe: float = -np.inf
 
 
-# Past this many keys, ``_kth`` partitions only those up to a bound read off a sample of them.
-_KTH_SAMPLED_FROM = 16_384
-_KTH_SAMPLE = 1_024
-
-
-def _kth(keys: FloatArray, k: int) -> float:
-    """The ``k``-th least of ``keys`` (NaN last). Of many keys, only those up to the ``k``-th least of an
-    evenly spaced sample are partitioned: at least ``k`` keys (those sampled) are within it, so the
-    ``k``-th least of all is too, and every key up to it (a full partition of 500,000 keys costs 5 ms)."""
-    if keys.size > _KTH_SAMPLED_FROM and k <= _KTH_SAMPLE:
-        sampled = np.sort(keys[:: keys.size // _KTH_SAMPLE])
-        bound = sampled[k - 1]
-        if not np.isnan(bound):
-            keys = keys[keys <= bound]
-    return float(np.partition(keys, k - 1)[k - 1])
-
-
 def key_thresholds(
     request: QuoteRequest,
     figures: tuple[FloatArray, FloatArray],
@@ -618,9 +609,9 @@ def thresholds_of(
     k = min(limit, cost.size)
     everything = cost.size == qualifying_everywhere
     thresholds = [
-        np.inf if everything else (_kth(cost, k) if rank_by == "cost" else float(cost.min())),
-        np.inf if everything else (_kth(hours, k) if rank_by == "time" else float(hours.min())),
-        np.inf if everything else (_kth(value, k) if rank_by == "value" else -np.inf),
+        np.inf if everything else (kth_least(cost, k) if rank_by == "cost" else float(cost.min())),
+        np.inf if everything else (kth_least(hours, k) if rank_by == "time" else float(hours.min())),
+        np.inf if everything else (kth_least(value, k) if rank_by == "value" else -np.inf),
     ]
     thresholds[0] = max(thresholds[0], single_cost)
     key = {"cost": 0, "time": 1, "value": 2}[rank_by]
