@@ -850,8 +850,8 @@ def _least_risk_free_key(
     hours, and whether each is spot: ``candidates``) free of risk: their high end within every limit, on
     capacity no one takes back (``_risk_free_key``'s, over the whole layout). Only the high ends of the
     cells with the least keys are billed: those at the least key, then those up to about the
-    ``_RISK_FREE_LOOKED``-th (read off a sample of the keys); every cell with a lesser key than the one
-    found is among them. None when none of them is free of risk: the rows the ranking returns are then
+    ``_RISK_FREE_LOOKED``-th (read off a sample of the keys; every one when there are fewer); every cell
+    with a lesser key than the one found is among them. None when none of them is free of risk: the rows the ranking returns are then
     billed first and the risk-free candidate looked for among them (``_up_to_risk_free``)."""
     tables, layout = job.tables, job.layout
     cost, hours, spot = candidates
@@ -860,9 +860,12 @@ def _least_risk_free_key(
         return None
     step = max(1, keys.size // _RISK_FREE_LOOKED)
     sampled = np.sort(keys[::step])
-    for reach in (float(keys.min()), float(sampled[min(sampled.size - 1, _RISK_FREE_LOOKED // step)])):
-        if not np.isfinite(reach):  # none on demand (among those looked at)
-            return None
+    least, further = float(keys.min()), float(sampled[min(sampled.size - 1, _RISK_FREE_LOOKED // step)])
+    if not np.isfinite(least):  # none on demand
+        return None
+    if not np.isfinite(further):  # fewer on demand than that: every one
+        further = float(np.max(keys, where=np.isfinite(keys), initial=least))
+    for reach in (least, further):
         looked = np.flatnonzero(keys <= reach)
         cells = at.take(looked)  # ascending, as ``at`` is
         if bool((layout.cell_offer.take(cells) < tables.offer_count).all()):
