@@ -8,6 +8,7 @@ speed-up differs within a kind, however slightly.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import msgspec
@@ -48,3 +49,23 @@ def test_each_kind_searched_once_gives_each_rows_count(monkeypatch: pytest.Monke
     answers(snapshot, asked, _OPTIONS)
     assert sum(by_kind for by_kind, _ in calls) >= len(calls) // 2  # lead times, GPUs, split models
     assert all(gave_up for _, gave_up in calls)
+
+
+@pytest.mark.parametrize("seed", [13, 14])
+def test_row_kinds_are_the_distinct_column_gpu_and_lead_time(seed: int) -> None:
+    """``_kinds`` groups the rows by speed-up column, GPU model and lead time exactly as ``np.unique``
+    over the three would (its lead times found among the distinct ones, not sorted row by row), with
+    lead times that vary, repeat, are NaN and are -0.0."""
+    tables = catalog(seed, 700, clusters=30).tables
+    rng = np.random.default_rng(seed)
+    leads = rng.choice([0.0, -0.0, 2.0, 24.0, 0.5, np.nan], size=tables.size)
+    tables = dataclasses.replace(tables, lead_time_h=leads)
+    of_row, first_row, starts = deadline._kinds(tables)
+    _, lead_code = np.unique(tables.lead_time_h, return_inverse=True)
+    leads_n, gpus = int(lead_code.max()) + 1, int(tables.gpu_code.max()) + 1
+    keys = (tables.scaling_code.astype(np.int64) * gpus + tables.gpu_code) * leads_n + lead_code.ravel()
+    unique, expected_first, expected_of = np.unique(keys, return_index=True, return_inverse=True)
+    assert np.array_equal(of_row, expected_of.ravel())
+    assert np.array_equal(first_row, expected_first)
+    columns = int(tables.scaling_code.max()) + 1
+    assert starts == np.searchsorted(unique // (gpus * leads_n), np.arange(columns + 1)).tolist()

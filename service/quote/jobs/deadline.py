@@ -176,7 +176,10 @@ def _reached_by_kind(
 def _kinds(tables: OfferTables) -> tuple[IntArray, IntArray, list[int]]:
     """Each row's kind (its speed-up column, GPU model and lead time), the first row of each kind, and
     where each column's kinds start (kinds are ordered by column)."""
-    _, lead_code = np.unique(tables.lead_time_h, return_inverse=True)
+    # Few lead times among many rows: each row's found among the distinct ones (``np.unique``'s inverse,
+    # whose sort of every row took 15 ms at 96,000 rows).
+    lead_times = np.unique(tables.lead_time_h)
+    lead_code = np.searchsorted(lead_times, tables.lead_time_h)
     leads = int(lead_code.max(initial=0)) + 1
     gpus = int(tables.gpu_code.max(initial=0)) + 1
     keys = (tables.scaling_code.astype(np.int64) * gpus + tables.gpu_code) * leads + lead_code.ravel()
