@@ -363,15 +363,20 @@ def _high_figures(job: _Request, billed: _Billed) -> Callable[[IntArray], FloatA
     return at
 
 
-def _billed_high_ends(job: _Request, billed: _Billed) -> HighWithin:
+def _leads_before(job: _Request, layout: Layout) -> FloatArray | None:
+    """The lead times at ``layout``'s cells, which pass before the deadline's hours; None without a
+    deadline or a lead time anywhere."""
+    lead = job.tables.lead_time_h
+    return layout.at_cells(lead) if job.resolved.request.deadline_hours is not None and lead.any() else None
+
+
+def _billed_high_ends(job: _Request, billed: _Billed, before: FloatArray | None) -> HighWithin:
     """Whether the billed cells' high ends meet the request's limits, read at the cells asked for: billed
-    for those cells (``_high_figures``), or read off the bill when it holds every billed cell's; the
-    deadline's lead times as the billed cells' (``HighWithin.at`` reads them)."""
-    request, lead = job.resolved.request, job.tables.lead_time_h
-    before = billed.layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None
+    for those cells (``_high_figures``), or read off the bill when it holds every billed cell's; ``before``:
+    the lead times at the billed cells (``_leads_before``), which ``HighWithin.at`` reads."""
     figures = billed.figures
     high_figures = _high_figures(job, billed) or (lambda positions: figures.take(positions, axis=1))
-    return HighWithin(limits_of(request, before), high_figures=high_figures)
+    return HighWithin(limits_of(job.resolved.request, before), high_figures=high_figures)
 
 
 def _judged(
@@ -393,7 +398,6 @@ def _judged(
     if fewest_cards.max(initial=1.0) > layout.cards[0]:
         holds = layout.cell_cards >= layout.at_cells(fewest_cards)
         memory_ok = holds if memory_ok is None else memory_ok & holds
-    lead = tables.lead_time_h
     return judge(
         request,
         figures,
@@ -404,9 +408,7 @@ def _judged(
             memory_ok,
             _per_cell(layout, job.stale, False),
         ),
-        layout.at_cells(lead)
-        if request.deadline_hours is not None and lead.any() and not lead_added
-        else None,
+        None if lead_added else _leads_before(job, layout),
         high_figures,
     )
 
@@ -630,9 +632,9 @@ def _deadline_passes_nothing(job: _Request) -> bool:
     """Whether the request's deadline, its only limit (its budget's confidence the expected figures),
     leaves no cell of the job's layout out: every matching row's slowest hours there, as the deadline
     judges them (expected, or the high end by its confidence), are within it however shown
-    (``judge.within_however_shown``). The slowest are the
-    one-card hours over the least speed-up among the layout's counts (the expected one, or the low one
-    with the most hours interruptions can add: ``_most_lost_hours``), with the copy's and the lead time:
+    (``judge.within_however_shown``). The slowest are the one-card hours over the least speed-up among
+    the layout's counts (the expected one, or the low one with the most hours interruptions can add:
+    ``_most_lost_hours``), with the copy's and the lead time:
     each cell's hours are the same quotient over a speed-up at least that one, with hours added that are
     at most those, so never more. Then the cells it judges are the ones without it, and ``_pruned`` bills
     what the response returns (a loose deadline on a large table otherwise works out every cell's hours
@@ -703,7 +705,7 @@ def _high_ends_within(
     threshold, and past the wider one the rows without the spot risk are billed up to, when there is
     one (``Thresholds.safe``); the limits' own path then bills up to it (``_up_to_risk_free``). None too
     when no billed candidate is free of risk."""
-    request, high_ok = job.resolved.request, _billed_high_ends(job, billed)
+    request, high_ok = job.resolved.request, _billed_high_ends(job, billed, _leads_before(job, billed.layout))
     runnable, qualifying, used_stale, excluded, _ = judged
     reached = _ranking_threshold(thresholds, request.rank_by)
     if thresholds.safe_key is not None:
@@ -742,8 +744,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     requested = _requested_quoting_plans(layout, billed)
     # The figures the limits judge at every cell, the deadline's after the lead time as ``judge`` adds
     # it: the billed cells', and past the limits everywhere else (the lead gathered for those alone).
-    lead = tables.lead_time_h
-    before = billed.layout.at_cells(lead) if request.deadline_hours is not None and lead.any() else None
+    before = _leads_before(job, billed.layout)
     # A limit judged on the high end (its confidence) reads it at every cell, as it reads whether each
     # cell's high end meets every limit: the bill holds the billed cells' (``_bill``).
     high_figures = _high_figures(job, billed)
@@ -768,7 +769,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     quoted = np.zeros(tables.size, dtype=np.bool_)
     quoted[billed.layout.cell_offer[qualifying]] = True
     if high_ok is not None:  # read at the billed cells' positions, not the layout's
-        high_ok = _billed_high_ends(job, billed)
+        high_ok = _billed_high_ends(job, billed, before)
     return _evaluation(
         job, billed, (runnable[at], qualifying, used_stale, excluded, high_ok), quoted_offers=quoted
     )
@@ -851,8 +852,9 @@ def _least_risk_free_key(
     capacity no one takes back (``_risk_free_key``'s, over the whole layout). Only the high ends of the
     cells with the least keys are billed: those at the least key, then those up to about the
     ``_RISK_FREE_LOOKED``-th (read off a sample of the keys; every one when there are fewer); every cell
-    with a lesser key than the one found is among them. None when none of them is free of risk: the rows the ranking returns are then
-    billed first and the risk-free candidate looked for among them (``_up_to_risk_free``)."""
+    with a lesser key than the one found is among them. None when none of them is free of risk: the
+    rows the ranking returns are then billed first and the risk-free candidate looked for among them
+    (``_up_to_risk_free``)."""
     tables, layout = job.tables, job.layout
     cost, hours, spot = candidates
     keys = np.where(spot, np.inf, _ranking_key(job.resolved.request, cost, hours))
@@ -872,7 +874,8 @@ def _least_risk_free_key(
             positions, (billed_layout, speedups) = cells, layout.subset_alone(cells, job.rule, tables)
         else:
             positions, billed_layout, speedups = layout.subset_with_plans(cells, job.rule, tables)
-        free = _billed_high_ends(job, _bill(job, billed_layout, speedups)).at(
+        billed = _bill(job, billed_layout, speedups)
+        free = _billed_high_ends(job, billed, _leads_before(job, billed_layout)).at(
             np.searchsorted(positions, cells)
         )
         if free.any():
@@ -930,7 +933,7 @@ def _billed_ranked(
         return None
     at, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)
     billed = _bill(job, kept_layout, speedups)
-    return at, billed, _billed_high_ends(job, billed)
+    return at, billed, _billed_high_ends(job, billed, _leads_before(job, kept_layout))
 
 
 def _single_card_within(job: _Request, runnable: BoolArray, hours: FloatArray, cost: FloatArray) -> float:
