@@ -69,3 +69,46 @@ def test_row_kinds_are_the_distinct_column_gpu_and_lead_time(seed: int) -> None:
     assert np.array_equal(first_row, expected_first)
     columns = int(tables.scaling_code.max()) + 1
     assert starts == np.searchsorted(unique // (gpus * leads_n), np.arange(columns + 1)).tolist()
+
+
+def test_first_counts_kept_by_memory_minimum_are_those_worked_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first counts kept per memory minimum (``_first_counts``, by the read-only array's identity and
+    the cap's) are what working them out again gives: for the seeded deadlines, each asked under its own
+    cap and a lower one in turn, with the minimums read-only (kept) and writeable (worked out)."""
+    snapshot = catalog(14, 700, clusters=30)
+    original = deadline.fewest_meeting_deadline
+    compared = 0
+
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        nonlocal compared
+        tables, scaling, bounds, hours, matching, fewest, max_cards = args
+        for cap in (max_cards, max(1, max_cards // 3), max_cards):
+            frozen_copy = fewest.copy()
+            frozen_copy.flags.writeable = False
+            kept = [original(tables, scaling, bounds, hours, matching, frozen_copy, cap, **kwargs)]
+            kept.append(original(tables, scaling, bounds, hours, matching, frozen_copy, cap, **kwargs))
+            worked_out = original(tables, scaling, bounds, hours, matching, fewest.copy(), cap, **kwargs)
+            assert all(np.array_equal(found, worked_out) for found in kept)
+            compared += 1
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(deadline, "fewest_meeting_deadline", checked)
+    monkeypatch.setattr("service.quote.jobs.batch.fewest_meeting_deadline", checked)
+    asked = [
+        msgspec.structs.replace(request, deadline_hours=hours)
+        for request in requests(14, 40, snapshot)
+        for hours in (3.0, 48.0)
+    ]
+    answers(snapshot, asked, _OPTIONS)
+    assert compared >= 30
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_same_values_are_array_equal_with_nan_equal(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.choice([0.0, -0.0, 1.5, np.inf, -np.inf, np.nan, 3.0], size=200)
+    for others in (values.copy(), np.where(values == 0.0, -values, values), rng.permutation(values)):
+        assert deadline._same(values, others) == np.array_equal(values, others, equal_nan=True)
+    nudged = values.copy()
+    nudged[seed] = np.nextafter(nudged[seed], np.inf)
+    assert deadline._same(values, nudged) == np.array_equal(values, nudged, equal_nan=True)

@@ -102,12 +102,9 @@ def fewest_meeting_deadline(
     one-card hours and the speed-up they divide by (the expected hours on the expected speed-up, the high
     ones on the low), or 0 (``lookup`` False: every row by the search, the reference the lookup is tested
     against). What the bounds share (each row's counts to choose from) is worked out once."""
-    last = np.minimum(np.trunc(tables.max_units * tables.unit_cards), max_cards).astype(np.int64)
-    step = tables.count_step.astype(np.int64)
-    # Past ``last`` every row answers 0, so the floor is capped there (a memory minimum may be huge).
-    floor = np.minimum(np.maximum(tables.count_floor, np.trunc(fewest_cards)), last + 1)
-    first = -(-np.maximum(floor.astype(np.int64), 1) // step) * step
-    most_cards = max(int(last.max(initial=1)), 1)
+    limits = _COUNT_LIMITS.of(tables.memos).get(max_cards, lambda: _count_limits(tables, max_cards))
+    last, step, most_cards = limits
+    first = _first_counts(tables, limits, fewest_cards)
     order, starts = _by_column(tables, scaling)
     found = np.empty((len(bounds), tables.size), dtype=np.int64)
     for at, (one_card_hours, bound) in enumerate(bounds):
@@ -129,6 +126,50 @@ def fewest_meeting_deadline(
             falling = matching & ~rising[scaling.code]
             _search_falling(scaling, (needed, first, last, step), falling, row_found, bound)
     return found
+
+
+# Each row's most cards within a cap and its step, and the most cards of all (at least 1).
+_CountLimits = tuple[IntArray, IntArray, int]
+
+
+def _count_limits(tables: OfferTables, max_cards: int) -> _CountLimits:
+    """The ``_CountLimits`` of the cap ``max_cards``: the same for every deadline on the tables."""
+    last = np.minimum(np.trunc(tables.max_units * tables.unit_cards), max_cards).astype(np.int64)
+    step = tables.count_step.astype(np.int64)
+    return frozen(last), frozen(step), max(int(last.max(initial=1)), 1)
+
+
+def _first_counts(tables: OfferTables, limits: _CountLimits, fewest_cards: FloatArray) -> IntArray:
+    """Each row's first count to choose from: its floor (at least the memory minimum ``fewest_cards``)
+    rounded up to its step. Requests of one model size share their read-only ``fewest_cards``, so the
+    counts of the last few such arrays are kept by identity (with the cap's ``limits``), each with the
+    arrays it was made from."""
+    last, step, _ = limits
+    if fewest_cards.flags.writeable:
+        return _first_of(tables, last, step, fewest_cards)
+    kept = _FIRST_COUNTS.of(tables.memos)
+    key = (id(last), id(fewest_cards))
+    found = kept.lookup(key)
+    if found is not None and found[0] is fewest_cards and found[1] is last:
+        return found[2]
+    return kept.keep(key, (fewest_cards, last, frozen(_first_of(tables, last, step, fewest_cards))))[2]
+
+
+def _first_of(tables: OfferTables, last: IntArray, step: IntArray, fewest_cards: FloatArray) -> IntArray:
+    """``_first_counts`` worked out."""
+    # Past ``last`` every row answers 0, so the floor is capped there (a memory minimum may be huge).
+    floor = np.minimum(np.maximum(tables.count_floor, np.trunc(fewest_cards)), last + 1)
+    first: IntArray = -(-np.maximum(floor.astype(np.int64), 1) // step) * step
+    return first
+
+
+# Per snapshot: each cap's most cards and steps per row, and the first counts of the memory minimums
+# asked for last, by the identity of the minimums and of the cap's most cards per row (both kept with
+# the counts, so neither id is reused while the entry lives).
+_COUNT_LIMITS: MemoSlot[int, _CountLimits] = MemoSlot("deadline count limits", size=2)
+_FIRST_COUNTS: MemoSlot[tuple[int, int], tuple[FloatArray, IntArray, IntArray]] = MemoSlot(
+    "deadline first counts", size=4
+)
 
 
 def _reached(
@@ -167,10 +208,20 @@ def _reached_by_kind(
     kinds = _KINDS.of(tables.memos).get(0, lambda: _kinds(tables))
     of_row, first_row, starts = kinds
     needed_by_kind = needed.take(first_row)
-    if not np.array_equal(needed_by_kind.take(of_row), needed, equal_nan=True):
+    if not _same(needed_by_kind.take(of_row), needed):
         return None
     reached: IntArray = _search_columns(needed_by_kind, starts, lookup).take(of_row)
     return reached
+
+
+def _same(values: FloatArray, others: FloatArray) -> bool:
+    """Whether two arrays of one shape hold the same values, NaN equal to NaN: what ``np.array_equal``
+    with ``equal_nan`` says, without the copies of the values that are not NaN it compares."""
+    same = values == others
+    if same.all():
+        return True
+    same |= np.isnan(values) & np.isnan(others)
+    return bool(same.all())
 
 
 def _kinds(tables: OfferTables) -> tuple[IntArray, IntArray, list[int]]:
