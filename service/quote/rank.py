@@ -38,6 +38,9 @@ class CandidateKeys:
     offers: int  # the grid's row length
     id_order: IntArray  # by offer
     cards: FloatArray  # by count column
+    # Where each candidate is among the billed cells its keys were read from (``of_cells``); None for
+    # keys made otherwise
+    cell_index: IntArray | None = None
 
     @classmethod
     def of_cells(
@@ -63,11 +66,18 @@ class CandidateKeys:
             offers=offers,
             id_order=id_order,
             cards=cards,
+            cell_index=at,
         )
 
     def among(self, at: IntArray) -> CandidateKeys:
         """The keys of candidates ``at`` alone, aligned with ``at``."""
-        return replace(self, positions=self.positions[at], cost=self.cost[at], hours=self.hours[at])
+        return replace(
+            self,
+            positions=self.positions[at],
+            cost=self.cost[at],
+            hours=self.hours[at],
+            cell_index=None if self.cell_index is None else self.cell_index[at],
+        )
 
     @property
     def size(self) -> int:
@@ -148,10 +158,19 @@ def _least_tuple(keys: tuple[npt.NDArray[np.generic], ...]) -> int:
 def first_among(keys: CandidateKeys, among: BoolArray, rank_by: RankBy, *, top_k: bool = True) -> int | None:
     """Position of the first candidate in key order among those ``among`` marks (aligned with ``keys``),
     or None when it marks none: the top of the same ranking, restricted."""
-    at = np.flatnonzero(among)
-    if at.size == 0:
+    if not top_k:
+        at = np.flatnonzero(among)
+        return None if at.size == 0 else int(at[first(keys.among(at), rank_by, top_k=False)])
+    # The least primary key among those marked, read where the others hold +inf, rather than the marked
+    # candidates' keys gathered first: the ranking's order is total, so its first is the same.
+    primary = keys.primary(rank_by)
+    least = np.where(among, primary, np.inf).min(initial=np.inf)
+    pool = np.flatnonzero((primary == least) & among)
+    if pool.size == 0:
         return None
-    return int(at[first(keys.among(at), rank_by, top_k=top_k)])
+    if pool.size == 1:
+        return int(pool[0])
+    return int(pool[_least_tuple(keys.keys_at(rank_by, pool))])
 
 
 @dataclass(frozen=True, slots=True)

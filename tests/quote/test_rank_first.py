@@ -8,13 +8,15 @@ candidates all share their hours), some with NaN figures, the same offer at seve
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
 import pytest
 
 from schemas.quote import RankBy
-from service.quote.rank import CandidateKeys, first, top
+from service.quote.base.arrays import BoolArray
+from service.quote.rank import CandidateKeys, first, first_among, top
 
 _RANKINGS: tuple[RankBy, ...] = ("cost", "time", "value")
 
@@ -49,3 +51,43 @@ def test_first_is_the_first_of_the_whole_sort(seed: int) -> None:
             assert first(keys, rank_by) == int(top(keys, rank_by, 1, top_k=False)[0])
             checked += 1
     assert checked == 500
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_first_among_the_marked_is_the_first_of_their_sort(seed: int) -> None:
+    """``first_among`` reads the least key among the marked candidates off every candidate's keys (the
+    others held at +inf); it must name what sorting the marked ones alone names, for masks that mark
+    none, one, some (ties among them and with unmarked ones) or all, the first of the primary key left
+    out, and candidates whose primary key is +inf."""
+    rng = random.Random(seed)
+    generator = np.random.default_rng(seed)
+    checked = 0
+    for trial in range(200):
+        offers = rng.randint(1, 40)
+        nan_in = (None, "cost", "hours")[trial % 3]
+        keys = _keys(rng, rng.randint(1, 8 * offers), offers, nan_in)
+        if trial % 5 == 0:
+            keys = dataclasses.replace(keys, cost=np.where(keys.cost > 7, np.inf, keys.cost))
+        rankings = {None: _RANKINGS, "cost": ("time",), "hours": ("cost",)}[nan_in]
+        for rank_by in rankings:
+            for mask in _masks(generator, keys, rank_by):
+                expected = first_among(keys, mask, rank_by, top_k=False)
+                assert first_among(keys, mask, rank_by) == expected
+                checked += 1
+    assert checked > 2_000
+
+
+def _masks(generator: np.random.Generator, keys: CandidateKeys, rank_by: RankBy) -> list[BoolArray]:
+    size = keys.size
+    single = np.zeros(size, dtype=np.bool_)
+    single[generator.integers(size)] = True
+    past_first = np.ones(size, dtype=np.bool_)
+    past_first[first(keys, rank_by)] = False
+    return [
+        np.zeros(size, dtype=np.bool_),
+        single,
+        generator.random(size) < 0.5,
+        generator.random(size) < 0.1,
+        past_first,
+        np.ones(size, dtype=np.bool_),
+    ]

@@ -83,17 +83,25 @@ def safe_position(
     _, offer = keys.cell(picks.recommended)
     high_ok, spot = evaluation.high_ok, tables.interruptible
 
-    def on_demand(at: IntArray) -> BoolArray:
-        flags: BoolArray = ~spot.take(keys.positions.take(at) % keys.offers)
+    index = keys.cell_index  # each candidate's billed cell, when the keys were read off the cells
+
+    def cells(at: IntArray) -> IntArray:
+        return evaluation.cells_at(keys.positions.take(at)) if index is None else index.take(at)
+
+    def on_demand(at: IntArray | None) -> BoolArray:
+        """Whether the candidates ``at`` (None: every one) are on capacity no one takes back."""
+        if index is None:
+            positions = keys.positions if at is None else keys.positions.take(at)
+            offers = positions % keys.offers
+        else:
+            offers = evaluation.cell_offer.take(index if at is None else index.take(at))
+        flags: BoolArray = ~spot.take(offers)
         return flags
 
     if high_ok is None:
         if not spot[offer]:
             return None
-        return first_among(keys, on_demand(np.arange(keys.size)), request.rank_by, top_k=top_k)
-
-    def cells(at: IntArray) -> IntArray:
-        return evaluation.cells_at(keys.positions.take(at))
+        return first_among(keys, on_demand(None), request.rank_by, top_k=top_k)
 
     # The top ``limit`` (ranks from 1) lead the ranking: read first, the recommendation among them.
     ranked = np.fromiter((at for at, rank in picks.ranks.items() if rank > 0), dtype=np.int64)
