@@ -24,13 +24,14 @@ from collections.abc import Sequence
 
 import msgspec
 
-from schemas.quote import Interruptions
+from schemas.quote import Interruptions, Lang
 from service.quote.assemble.context import QuoteContext
 from service.quote.assemble.figures import QuoteFigures
+from service.quote.base.memo import memoized
 from service.quote.base.money import round_cny, round_hours
 from service.quote.model.interruptions import HOURS_PER_MONTH, young_daly_interval_h
 from service.quote.prose.risk import interruptions_told
-from service.quote.prose.texts import Message, hours_text, number_text, said, significant_text
+from service.quote.prose.texts import Message, hours_text, number_text, said, significant_text, text
 
 __all__ = ["QuoteInterruptions", "interruptions_of"]
 
@@ -152,14 +153,22 @@ def _spot_warning(
     """The spot warning: the vendor can take machines back, how often, and (serving) what that costs."""
     lang = context.lang
     stated = not math.isnan(float(context.tables.spot_stated_per_month[index]))
+    if down_share is None:
+        return _spot_message(spot_per_hour, stated, lang)
     rate = significant_text(spot_per_hour * HOURS_PER_MONTH)
     source = context.word("spot_rate_vendor" if stated else "spot_rate_default")
-    if down_share is None:
-        return said("warn_spot", lang, rate=rate, source=source)
     replicas = context.resolved.job.replicas
     cover = context.word("spot_cover_one" if replicas == 1 else "spot_cover_many")
     return said("warn_spot_serving", lang, rate=rate, source=source, share=_percent(down_share), cover=cover,
                 restart=number_text(context.resolved.risk.restart_h * 60))  # fmt: skip
+
+
+@memoized(256)
+def _spot_message(spot_per_hour: float, stated: bool, lang: Lang) -> Message:
+    """The spot warning of a job that loses work, the same for every offer of one rate and source: a
+    response names a dozen offers of a few rates."""
+    source = text("spot_rate_vendor" if stated else "spot_rate_default", lang)
+    return said("warn_spot", lang, rate=significant_text(spot_per_hour * HOURS_PER_MONTH), source=source)
 
 
 def _down_warning(context: QuoteContext, down_share: float) -> Message:
