@@ -119,29 +119,43 @@ def _by_position(built: Layout) -> dict[int, tuple[Any, ...]]:
     return {int(cell): tuple(column[at].item() for column in columns) for at, cell in enumerate(built.cells)}
 
 
-def test_a_layout_for_some_rows_holds_the_whole_layouts_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("whole_rows", [True, False])
+def test_a_layout_for_some_rows_holds_the_whole_layouts_cells(
+    monkeypatch: pytest.MonkeyPatch, whole_rows: bool
+) -> None:
     """Each cell of a layout built for some rows is the whole layout's cell there, value for value, and
-    it holds every cell of those rows (the combined plans' rows among them, with their products)."""
+    it holds exactly the cells it keeps (every cell of the rows kept whole, or some cells of each row),
+    the combined plans' rows among them, with their products: what marking them on the whole grid
+    gives, although only the kept rows' columns are worked out."""
     snapshot = _catalog(1)
     tables = snapshot.tables
     rng = np.random.default_rng(3)
     for grid in _captured(snapshot, monkeypatch)[:25]:
         whole = build_layout(tables, grid.grid.inputs, FastPaths())
+        counts = len(whole.counts)
         rows = rng.random(tables.size) < rng.choice((0.001, 0.05, 0.5))
         rows[tables.offer_count :] = True
-        some = build_layout(tables, grid.grid.inputs, FastPaths(), rows)
+        kept_rows = np.flatnonzero(rows)
+        cells = np.ones((counts, kept_rows.size), dtype=np.bool_)
+        if not whole_rows:
+            cells = rng.random(cells.shape) < 0.3
+            cells[:, kept_rows >= tables.offer_count] = True
+        some = build_layout(tables, grid.grid.inputs, FastPaths(), layout.KeptCells(kept_rows, cells))
         assert some.dense == 0 and not some.bounds_up_front
+        assert np.all(np.diff(some.cells) > 0)
         whole_cells = _by_position(whole)
         some_cells = _by_position(some)
         for cell, values in some_cells.items():
             assert whole_cells[cell] == values
-        # Every cell a response can read of the rows held (the whole layout bills more at its dense
+        # The cells kept, marked on every row's grid: those set, the one-card cell of each row with
+        # one set, the products of each combined plan kept (the whole layout bills more at its dense
         # counts: every row's, read by nothing but the fastest speed-ups, of cells never quoted).
-        requested = np.broadcast_to(grid.grid.inputs.requested, (len(whole.counts), tables.size))
-        needed = layout._needed(tables, np.array(requested), whole.one_card_column)
-        held = set(np.flatnonzero(needed & rows).tolist())
-        assert held <= set(some_cells)
-        assert set(some_cells) <= set(np.flatnonzero(needed).tolist())
+        marked = np.zeros((counts, tables.size), dtype=np.bool_)
+        marked[:, kept_rows] = cells
+        requested = np.array(np.broadcast_to(grid.grid.inputs.requested, (counts, tables.size)))
+        needed, _ = layout._needed(tables, requested, whole.one_card_column, marked)
+        assert set(some_cells) == set(np.flatnonzero(needed).tolist())
+        assert set(some_cells) <= set(whole_cells)
 
 
 def test_the_grids_counts_are_the_whole_layouts(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,7 +197,7 @@ def test_a_wider_layout_holds_every_row_the_thresholds_keep(monkeypatch: pytest.
         grid = rows.grid
         whole = build_layout(tables, grid.inputs, FastPaths())
         requested = np.array(np.broadcast_to(grid.inputs.requested, (len(whole.counts), tables.size)))
-        needed = layout._needed(tables, requested, whole.one_card_column)
+        needed, _ = layout._needed(tables, requested, whole.one_card_column)
         offers = np.arange(tables.offer_count)
         kept = rng.choice(offers, size=3, replace=False)
         timed = np.flatnonzero(rows.timed)

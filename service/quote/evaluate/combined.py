@@ -35,17 +35,18 @@ class PricedPlans:
 
 def plan_cells(
     tables: OfferTables,
-    needed: BoolArray,
+    needed: tuple[IntArray, IntArray],
     cards: FloatArray,
     cells: IntArray,
     *,
     dense_cells: int = 0,
     pruning: bool = True,
 ) -> PricedPlans:
-    """``PricedPlans`` for the plan cells ``needed`` marks (``(counts, rows)``); ``cells``: the flat
-    positions of the billed cells (ascending), which hold every needed one, the first ``dense_cells`` of
-    them the positions 0, 1, 2, ... (the dense counts' whole rows)."""
-    count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
+    """``PricedPlans`` for the needed plan cells, each a count column and a plan (``needed``, in flat
+    order, as ``np.nonzero`` gives them); ``cells``: the flat positions of the billed cells (ascending),
+    which hold every needed one, the first ``dense_cells`` of them the positions 0, 1, 2, ... (the dense
+    counts' whole rows)."""
+    count_at, plan_at = needed
     row_base = count_at * tables.size
     offers = tables.offer_count + plan_at
     slots = tables.plan_arrays.slots(plan_at, cards[count_at])

@@ -40,7 +40,15 @@ from service.quote.jobs import Candidates, LayoutInputs, SpeedupRule
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
 
-__all__ = ["GatheredSpeedups", "Layout", "LowSpeedups", "build_layout", "cached_layout", "kept_layouts"]
+__all__ = [
+    "GatheredSpeedups",
+    "KeptCells",
+    "Layout",
+    "LowSpeedups",
+    "build_layout",
+    "cached_layout",
+    "kept_layouts",
+]
 
 
 # A cell billed on its own costs ``1 / _SPARSE_SHARE`` of one billed in a whole row (``_dense_rows``).
@@ -390,20 +398,89 @@ def _rows_at_cells(values: ArrayT, dense: int, sparse_offer: IntArray) -> ArrayT
 
 
 def _needed(
-    tables: OfferTables, requested: BoolArray, one_card_column: int, rows: BoolArray | None = None
-) -> BoolArray:
+    tables: OfferTables,
+    requested: BoolArray,
+    one_card_column: int,
+    rows: BoolArray | None = None,
+    columns: IntArray | None = None,
+) -> tuple[BoolArray, tuple[IntArray, IntArray]]:
     """The cells a response can read (see the module docstring); no other plan cell is priced. With
-    ``rows`` (per row or per cell): those it sets alone, and the products their combined plans combine."""
+    ``rows`` (per row or per cell): those it sets alone, and the products their combined plans combine.
+    ``columns``: the rows ``requested`` and ``rows`` hold (ascending, the combined plans' last and every
+    product they combine among them: ``_kept_cells``); None: every row. Also each needed plan cell's
+    count column and plan, as the plans' columns' ``np.nonzero`` gives them."""
     if rows is None:
         needed = requested.copy()
         needed[one_card_column] = True
     else:
         needed = requested & rows
         needed[one_card_column] |= rows if rows.ndim == 1 else rows[one_card_column]
-    if tables.plans:
-        count_at, plan_at = np.nonzero(needed[:, tables.offer_count :])
-        needed[count_at[:, None], tables.plan_arrays.part_rows[plan_at]] = True
-    return needed
+    plans = tables.size - tables.offer_count
+    count_at, plan_at = np.nonzero(needed[:, needed.shape[1] - plans :])
+    if plans:
+        part_rows = tables.plan_arrays.part_rows
+        if columns is not None:  # where each part's row is among the columns
+            part_rows = np.searchsorted(columns, part_rows)
+        needed[count_at[:, None], part_rows[plan_at]] = True
+    return needed, (count_at, plan_at)
+
+
+def _always_kept(tables: OfferTables) -> IntArray:
+    """The combined plans' rows and every product they combine: the rows ``_kept_cells`` keeps whatever
+    else it keeps (ascending)."""
+
+    def make() -> IntArray:
+        kept = np.zeros(tables.size, dtype=np.bool_)
+        kept[tables.plan_arrays.part_rows] = True
+        kept[tables.offer_count :] = True
+        return frozen(np.flatnonzero(kept))
+
+    return _ALWAYS_KEPT.of(tables.memos).get(0, make)
+
+
+_ALWAYS_KEPT: MemoSlot[int, IntArray] = MemoSlot("rows of the plans and their parts", size=1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Cells:
+    """The billed cells of a layout being built: flat ``(counts, rows)`` positions (ascending), their
+    count columns and rows, whether each is requested, and each needed plan cell's count and plan."""
+
+    cells: IntArray
+    cell_count: IntArray
+    cell_offer: IntArray
+    requested: BoolArray
+    plan_cells: tuple[IntArray, IntArray]
+
+
+@dataclass(frozen=True, slots=True)
+class KeptCells:
+    """The cells a layout built for some rows keeps (``build_layout``): ``rows`` (ascending), and per
+    count which of their cells (``(counts, len(rows))``); every combined plan's row among them."""
+
+    rows: IntArray
+    cells: BoolArray
+
+
+def _kept_cells(tables: OfferTables, requested: BoolArray, one_card_column: int, kept: KeptCells) -> _Cells:
+    """The cells ``kept`` keeps, with the products their combined plans combine (``build_layout``),
+    worked out over the columns of its rows and of the plans' parts alone: the same cells in the same
+    order as over every column, no other column holding one."""
+    columns = np.union1d(kept.rows, _always_kept(tables))
+    rows = np.zeros((kept.cells.shape[0], columns.size), dtype=np.bool_)
+    rows[:, np.searchsorted(columns, kept.rows)] = kept.cells
+    requested_kept = requested[:, columns]
+    needed, plan_cells = _needed(tables, requested_kept, one_card_column, rows, columns)
+    flat = np.flatnonzero(needed)
+    cell_count, at = np.divmod(flat, columns.size)
+    cell_offer = columns.take(at)
+    return _Cells(
+        cells=cell_count * tables.size + cell_offer,
+        cell_count=cell_count,
+        cell_offer=cell_offer,
+        requested=requested_kept.reshape(-1).take(flat),
+        plan_cells=plan_cells,
+    )
 
 
 def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
@@ -443,7 +520,7 @@ def _rentals(
 
 
 def build_layout(
-    tables: OfferTables, inputs: LayoutInputs, fast: FastPaths, rows: BoolArray | None = None
+    tables: OfferTables, inputs: LayoutInputs, fast: FastPaths, rows: KeptCells | None = None
 ) -> Layout:
     """The layout of ``inputs.counts`` with ``inputs.requested`` (broadcast to ``(counts, rows)``).
 
@@ -451,43 +528,52 @@ def build_layout(
     serving job's replicas or independent runs placed over several machines: ``jobs.serving``,
     ``jobs.independent``).
 
-    ``rows`` (per row, or per cell: ``(counts, rows)``), when given, keeps the cells it sets alone
-    (every combined plan's row among them), with the products the plans combine, as ``_needed`` adds
-    them, each billed cell by cell (no dense count: the other rows' one-card cells are left out too):
+    ``rows``, when given, keeps the cells it sets alone (``KeptCells``: some rows' cells, every combined
+    plan's row among them), with the products the plans combine, as ``_needed`` adds them, each billed
+    cell by cell (no dense count: the other rows' one-card cells are left out too):
     each cell kept holds what the whole layout holds there (``evaluate.placed`` judges the other rows'
     cells without them).
     """
     counts = inputs.counts
     cards = np.array(counts, dtype=np.float64)
     shape = (cards.size, tables.size)
-    requested = np.array(np.broadcast_to(inputs.requested, shape))
     one_card_column = counts.index(1)
-    needed = _needed(tables, requested, one_card_column, rows)
-    dense = _dense_rows(needed, fast.sparse_billing) if rows is None else 0
-    cells = np.concatenate(
-        (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)
-    )
-    cell_count, cell_offer = np.divmod(cells, tables.size)
+    if rows is None:
+        requested = np.array(np.broadcast_to(inputs.requested, shape))
+        needed, needed_plans = _needed(tables, requested, one_card_column)
+        dense = _dense_rows(needed, fast.sparse_billing)
+        cells = np.concatenate(
+            (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)
+        )
+        cell_count, cell_offer = np.divmod(cells, tables.size)
+        kept = _Cells(cells, cell_count, cell_offer, requested.reshape(-1).take(cells), needed_plans)
+    else:
+        kept, dense = _kept_cells(tables, np.broadcast_to(inputs.requested, shape), one_card_column, rows), 0
     sparse = slice(dense * tables.size, None)
     # Only the billed cells are worked out: the grid's other cells are never read.
-    at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=cell_offer[sparse])
-    cell_cards = cards.take(cell_count)
-    units, supplies, machines = _rentals(tables, inputs, (cards, cell_count), cell_cards, at)
+    at = functools.partial(_rows_at_cells, dense=dense, sparse_offer=kept.cell_offer[sparse])
+    cell_cards = cards.take(kept.cell_count)
+    units, supplies, machines = _rentals(tables, inputs, (cards, kept.cell_count), cell_cards, at)
     return Layout(
         counts=counts,
         cards=frozen(cards),
         one_card_column=one_card_column,
-        cells=frozen(cells),
-        cell_offer=frozen(cell_offer),
+        cells=frozen(kept.cells),
+        cell_offer=frozen(kept.cell_offer),
         cell_cards=frozen(cell_cards),
-        requested=frozen(requested.reshape(-1).take(cells)),
+        requested=frozen(kept.requested),
         units=frozen(units),
         supplies=frozen(supplies),
         dense=dense,
         bounds_up_front=rows is None
-        and (not fast.sparse_billing or (dense == cards.size and cells.size <= _DENSE_CELLS)),
+        and (not fast.sparse_billing or (dense == cards.size and kept.cells.size <= _DENSE_CELLS)),
         plans=plan_cells(
-            tables, needed, cards, cells, dense_cells=dense * tables.size, pruning=fast.plan_pruning
+            tables,
+            kept.plan_cells,
+            cards,
+            kept.cells,
+            dense_cells=dense * tables.size,
+            pruning=fast.plan_pruning,
         )
         if tables.plans
         else None,

@@ -37,7 +37,7 @@ import numpy as np
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
-from service.quote.evaluate.layout import Layout, build_layout
+from service.quote.evaluate.layout import KeptCells, Layout, build_layout
 from service.quote.evaluate.losses import reads_every_high_end
 from service.quote.evaluate.placing import placed_everywhere
 from service.quote.evaluate.pruning import (
@@ -86,8 +86,11 @@ class _Grid:
         """The layout of every cell of the rows ``held`` and, of the rows ``timed`` sets, the cells
         within its hours: those ``_cells_within_hours`` bills (NaN hours kept), worked out the same way,
         among the cells a response can read of each (its requested ones and its one-card one)."""
-        cells = np.array(np.broadcast_to(held, self.requested.shape))
-        at = np.flatnonzero(timed[0])
+        held_rows, at = np.flatnonzero(held), np.flatnonzero(timed[0])
+        # Only these rows' cells: a grid of every row is millions of cells, these a few hundred rows'.
+        rows = np.union1d(held_rows, at)
+        cells = np.zeros((len(self.inputs.counts), rows.size), dtype=np.bool_)
+        cells[:, np.searchsorted(rows, held_rows)] = True
         if at.size:
             one_card_hours, extra_hours = self.hours
             speedups = self.scaling.expected.take(self.scaling.code.take(at), axis=1)
@@ -97,8 +100,8 @@ class _Grid:
             read = self.requested[:, at]
             read[self.inputs.counts.index(1)] = True
             with np.errstate(invalid="ignore"):
-                cells[:, at] = read & ~(hours > timed[1])
-        return build_layout(self.tables, self.inputs, self.fast, cells)
+                cells[:, np.searchsorted(rows, at)] = read & ~(hours > timed[1])
+        return build_layout(self.tables, self.inputs, self.fast, KeptCells(rows, cells))
 
 
 @dataclass(frozen=True, slots=True)
