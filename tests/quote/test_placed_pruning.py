@@ -12,6 +12,7 @@ the grid it made.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from functools import cache
 from typing import Any
@@ -249,3 +250,53 @@ def test_a_sweep_asked_again_for_other_hours_makes_no_new_grid() -> None:
         reference = build_quote(snapshot, request, options=_REFERENCE)
         assert msgspec.json.encode(pruned) == msgspec.json.encode(reference)
         assert (grids.misses - made[0], defaults.misses - made[1]) == (new_grids, new_defaults), request
+
+
+def _same(values: np.ndarray, others: np.ndarray) -> bool:
+    """The same values of the same type, NaN (an unknown speed-up) equal to NaN."""
+    return values.dtype == others.dtype and bool(
+        np.array_equal(values, others, equal_nan=values.dtype.kind == "f")
+    )
+
+
+def _arrays(built: Layout) -> list[np.ndarray]:
+    """Every array of a layout, its plans' positions among them."""
+    machines = [] if built.machines is None else [built.machines]
+    plans = [] if built.plans is None else [built.plans.at, built.plans.parts_at, built.plans.offers]
+    columns = [built.cells, built.cell_offer, built.cell_cards, built.requested, built.units, built.supplies]
+    return [*columns, *machines, *plans]
+
+
+@pytest.mark.parametrize("whole_part", [True, False])
+def test_a_subset_taken_whole_is_the_subset_merged_with_the_plans_part(
+    monkeypatch: pytest.MonkeyPatch, whole_part: bool
+) -> None:
+    """``Layout.subset_with_plans`` takes a subset whole where the plans' part is most of the layout,
+    else merges the rest with that part taken once: the same cells, arrays and speed-ups either way, for
+    the layouts placed jobs build for some rows and for whole layouts, at cells drawn anywhere."""
+    snapshot = _catalog(1)
+    tables = snapshot.tables
+    rng = np.random.default_rng(5)
+    built = [
+        (rows.layout, rows.grid.inputs, rows.grid.scaling) for rows in _captured(snapshot, monkeypatch)[:12]
+    ]
+    built += [
+        (build_layout(tables, inputs, FastPaths()), inputs, scaling) for _, inputs, scaling in built[:6]
+    ]
+    rule = object()  # a key for the gathered speed-ups alone: ``scaling`` is patched in below
+    compared = 0
+    for some, _, scaling in built:
+        monkeypatch.setattr(Layout, "scaling", lambda self, rule, tables, scaling=scaling: scaling)
+        own = np.flatnonzero(rng.random(some.cells.size) < rng.choice((0.01, 0.2)))
+        monkeypatch.setattr(layout, "_PLANS_MOST", -1.0 if whole_part else 2.0)
+        at, taken, speedups = some.subset_with_plans(own, rule, tables)  # type: ignore[arg-type]
+        fresh = dataclasses.replace(some)  # no memos: the plans' part taken anew
+        monkeypatch.setattr(layout, "_PLANS_MOST", 2.0 if whole_part else -1.0)
+        other_at, other, other_speedups = fresh.subset_with_plans(own, rule, tables)  # type: ignore[arg-type]
+        assert np.array_equal(at, other_at)
+        assert taken.dense == other.dense == 0
+        assert all(_same(a, b) for a, b in zip(_arrays(taken), _arrays(other), strict=True))
+        assert _same(speedups.sparse, other_speedups.sparse)
+        assert speedups.dense.shape == other_speedups.dense.shape
+        compared += 1
+    assert compared >= 12

@@ -56,6 +56,8 @@ _SPARSE_SHARE = 0.5
 _DENSE_CELLS = 1024  # a (counts, rows) table of at most this many cells is billed whole
 # Past this share of a layout's cells, ``cells_of`` finds them by a mask over every cell, not a sort.
 _CELLS_BY_MASK = 1 / 32
+# Past this share of a layout's cells in its plans' part, ``subset_with_plans`` takes its subsets whole.
+_PLANS_MOST = 0.5
 # The fast paths a layout is built by (``build_layout`` reads no other): sparse billing, plan pruning.
 _LayoutPaths = tuple[bool, bool]
 # Candidates whose layout is kept per snapshot; those that depend on the job's own figures (a deadline's
@@ -287,7 +289,18 @@ class Layout:
         """The positions (ascending) of the cells at ``own`` and of every combined plan's cells with the
         products they combine (``plan_cells``), their ``subset`` and its speed-ups under ``rule``: the
         plans' part, the same for every request of the layout, is taken once (and its speed-ups once per
-        rule) and merged with the rest, which is taken per call."""
+        rule) and merged with the rest, which is taken per call; where that part is most of the layout,
+        the subset is taken whole (the same arrays)."""
+        forced_cells = self.plan_cells(tables)
+        if forced_cells.size > _PLANS_MOST * self.cells.size:
+            # The plans' part is most of the layout (one built for some rows, ``evaluate.placed``, and
+            # billed once or twice): taking the subset whole costs less than taking that part apart.
+            marked = np.zeros(self.cells.size, dtype=np.bool_)
+            marked[own] = True
+            marked[forced_cells] = True
+            at = np.flatnonzero(marked)
+            whole = self.subset(at, tables)
+            return at, whole, whole._gather(self.scaling(rule, tables))
         part = _PLAN_PART.of(self.memos).get(0, lambda: self._plan_part(tables))
         if part is None:
             own_layout = self.subset(own, tables)
