@@ -83,19 +83,15 @@ def safe_position(
     _, offer = keys.cell(picks.recommended)
     high_ok, spot = evaluation.high_ok, tables.interruptible
 
-    index = keys.cell_index  # each candidate's billed cell, when the keys were read off the cells
+    # Each candidate's billed cell: kept with keys read off the evaluation's cells, else searched once.
+    index = keys.cell_index if keys.cell_index is not None else evaluation.cells_at(keys.positions)
 
     def cells(at: IntArray) -> IntArray:
-        return evaluation.cells_at(keys.positions.take(at)) if index is None else index.take(at)
+        return index.take(at)
 
     def on_demand(at: IntArray | None) -> BoolArray:
         """Whether the candidates ``at`` (None: every one) are on capacity no one takes back."""
-        if index is None:
-            positions = keys.positions if at is None else keys.positions.take(at)
-            offers = positions % keys.offers
-        else:
-            offers = evaluation.cell_offer.take(index if at is None else index.take(at))
-        flags: BoolArray = ~spot.take(offers)
+        flags: BoolArray = ~spot.take(evaluation.cell_offer.take(index if at is None else index.take(at)))
         return flags
 
     if high_ok is None:
