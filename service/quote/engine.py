@@ -18,7 +18,7 @@ single-card comparison the summary uses) are gathered from its arrays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -43,7 +43,7 @@ from service.quote.assemble.extras import add_single_card, safe_position
 from service.quote.assemble.quotes import build_quotes
 from service.quote.assemble.warnings import mfu_text
 from service.quote.base.arrays import BoolArray, FloatArray, frozen
-from service.quote.base.memo import MemoSlot, memoized
+from service.quote.base.memo import MemoSlot, kept_by_identity, memoized
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, evaluate
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
@@ -196,21 +196,18 @@ def _prose_names(snapshot: Snapshot, options: QuoteOptions, lang: Lang) -> Prose
     """Vendor display names in ``lang``: the configured ``name_zh`` in Chinese, else the stored name;
     the same for every request on one snapshot with one vendor list, so kept on the snapshot (by the
     list's identity: the service passes the one it loaded, and the entry holds it so the id stays its own)."""
-    memo, key = _PROSE_NAMES.of(snapshot.memos), (id(options.vendors), id(options.catalog), lang)
-    found = memo.lookup(key)
-    if found is not None and found[0] is options.vendors and found[1] is options.catalog:
-        return found[2]
-    names = {vendor: status.name for vendor, status in snapshot.statuses.items() if status.name}
-    for vendor in options.vendors:
-        name = vendor.name_zh if lang == "zh" and vendor.name_zh else vendor.name
-        names[vendor.id] = name or names.get(vendor.id, vendor.id)
-    prose = ProseNames(vendors=names, catalog=options.catalog, lang=lang)
-    return memo.keep(key, (options.vendors, options.catalog, prose))[2]
+
+    def make() -> ProseNames:
+        names = {vendor: status.name for vendor, status in snapshot.statuses.items() if status.name}
+        for vendor in options.vendors:
+            name = vendor.name_zh if lang == "zh" and vendor.name_zh else vendor.name
+            names[vendor.id] = name or names.get(vendor.id, vendor.id)
+        return ProseNames(vendors=names, catalog=options.catalog, lang=lang)
+
+    return kept_by_identity(_PROSE_NAMES.of(snapshot.memos), (options.vendors, options.catalog), make, lang)
 
 
-_PROSE_NAMES: MemoSlot[tuple[int, int, Lang], tuple[Sequence[VendorConfig], GpuCatalog, ProseNames]] = (
-    MemoSlot("prose names", size=8)
-)
+_PROSE_NAMES: MemoSlot[Hashable, tuple[tuple[object, ...], ProseNames]] = MemoSlot("prose names", size=8)
 
 
 def _memory_need(resolved: ResolvedRequest, snapshot: Snapshot) -> MemoryNeed | None:

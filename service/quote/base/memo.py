@@ -38,7 +38,7 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast
 import msgspec
 import numpy as np
 
-__all__ = ["BoundedMemo", "MemoSlot", "Memos", "footprint", "memoized"]
+__all__ = ["BoundedMemo", "MemoSlot", "Memos", "footprint", "kept_by_identity", "memoized"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -148,6 +148,22 @@ class BoundedMemo(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._entries)
+
+
+def kept_by_identity(
+    memo: BoundedMemo[Hashable, tuple[tuple[object, ...], V]],
+    held: tuple[object, ...],
+    make: Callable[[], V],
+    key: Hashable = None,
+) -> V:
+    """The value made from the objects ``held`` (and the small ``key``), kept by their identity rather than
+    by hashing what they hold (an array of every row, a list of vendors): each entry holds them, so none
+    of their ids is reused while it lives. ``make`` runs, and its value is kept, the first time."""
+    found_key = (tuple(map(id, held)), key)
+    found = memo.lookup(found_key)
+    if found is not None and all(kept is given for kept, given in zip(found[0], held, strict=True)):
+        return found[1]
+    return memo.keep(found_key, (held, make()))[1]
 
 
 class Memos:

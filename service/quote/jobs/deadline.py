@@ -17,13 +17,13 @@ answer is the same either way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Literal
 
 import numpy as np
 
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
-from service.quote.base.memo import MemoSlot, memoized
+from service.quote.base.memo import MemoSlot, kept_by_identity, memoized
 from service.quote.model.scaling import ScalingColumn, ScalingColumns
 from service.quote.model.tables import OfferTables
 
@@ -147,12 +147,11 @@ def _first_counts(tables: OfferTables, limits: _CountLimits, fewest_cards: Float
     last, step, _ = limits
     if fewest_cards.flags.writeable:
         return _first_of(tables, last, step, fewest_cards)
-    kept = _FIRST_COUNTS.of(tables.memos)
-    key = (id(last), id(fewest_cards))
-    found = kept.lookup(key)
-    if found is not None and found[0] is fewest_cards and found[1] is last:
-        return found[2]
-    return kept.keep(key, (fewest_cards, last, frozen(_first_of(tables, last, step, fewest_cards))))[2]
+    return kept_by_identity(
+        _FIRST_COUNTS.of(tables.memos),
+        (fewest_cards, last),
+        lambda: frozen(_first_of(tables, last, step, fewest_cards)),
+    )
 
 
 def _first_of(tables: OfferTables, last: IntArray, step: IntArray, fewest_cards: FloatArray) -> IntArray:
@@ -164,10 +163,9 @@ def _first_of(tables: OfferTables, last: IntArray, step: IntArray, fewest_cards:
 
 
 # Per snapshot: each cap's most cards and steps per row, and the first counts of the memory minimums
-# asked for last, by the identity of the minimums and of the cap's most cards per row (both kept with
-# the counts, so neither id is reused while the entry lives).
+# asked for last, by the identity of the minimums and of the cap's most cards per row.
 _COUNT_LIMITS: MemoSlot[int, _CountLimits] = MemoSlot("deadline count limits", size=2)
-_FIRST_COUNTS: MemoSlot[tuple[int, int], tuple[FloatArray, IntArray, IntArray]] = MemoSlot(
+_FIRST_COUNTS: MemoSlot[Hashable, tuple[tuple[object, ...], IntArray]] = MemoSlot(
     "deadline first counts", size=4
 )
 

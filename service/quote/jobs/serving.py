@@ -17,7 +17,7 @@ the same way and priced by ``evaluate.combined.price_plans`` at the total cards.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,7 +26,7 @@ import numpy as np
 from schemas.quote import MAX_CARDS, QuoteRequest, Task, Workload
 from service.errors import InvalidRequest
 from service.quote.base.arrays import BoolArray, FloatArray, frozen, whole_positions
-from service.quote.base.memo import MemoSlot
+from service.quote.base.memo import MemoSlot, kept_by_identity
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
     ArrayKey,
@@ -80,10 +80,7 @@ def serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayo
     if fewest_cards.flags.writeable:
         return _serving_layout(tables, fewest_cards)
     kept = _SERVING_LAYOUTS.of(tables.memos)
-    found = kept.lookup(id(fewest_cards))
-    if found is not None and found[0] is fewest_cards:
-        return found[1]
-    return kept.keep(id(fewest_cards), (fewest_cards, _serving_layout(tables, fewest_cards)))[1]
+    return kept_by_identity(kept, (fewest_cards,), lambda: _serving_layout(tables, fewest_cards))
 
 
 def _serving_layout(tables: OfferTables, fewest_cards: FloatArray) -> ServingLayout:
@@ -108,9 +105,10 @@ def _whole(values: FloatArray) -> bool:
         return not bool((np.isfinite(values) & (np.floor(values) != values)).any())
 
 
-# The serving layouts of the read-only memory minimums seen last, by the array's identity (the array is
-# kept with its layout, so its id is not reused while the entry lives).
-_SERVING_LAYOUTS: MemoSlot[int, tuple[FloatArray, ServingLayout]] = MemoSlot("serving layouts", size=8)
+# The serving layouts of the read-only memory minimums seen last, by the array's identity.
+_SERVING_LAYOUTS: MemoSlot[Hashable, tuple[tuple[object, ...], ServingLayout]] = MemoSlot(
+    "serving layouts", size=8
+)
 
 
 def rented_units(tables: OfferTables, cards: FloatArray, rows_at: RowsAt = every_row) -> FloatArray:
