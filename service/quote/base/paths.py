@@ -30,6 +30,9 @@ class FastPaths:
     # On a large table, bill only the rows whose lower bounds can reach what the response returns, the
     # rest judged without figures (``evaluate.pruning``), instead of billing every row.
     bound_pruning: bool = True
+    # With ``bound_pruning``, read the rows a job's bounds can reach along rows sorted once per rule, memory
+    # need and conversion (``evaluate.ordered``) instead of working out every row's bounds.
+    row_order: bool = True
     # The rows a table needs before ``bound_pruning`` is worth its bounds (tests set 0 to run it always).
     prune_from_rows: int = 4096
 

@@ -75,11 +75,13 @@ from service.quote.evaluate.judge import (
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
+from service.quote.evaluate.ordered import OrderedBounds, WholeBounds, ordered_bounds
 from service.quote.evaluate.placed import PlacedRows, placed_rows, prunes_placed
 from service.quote.evaluate.pruning import (
     RowBounds,
     RowSpeedups,
     Thresholds,
+    holding_terms,
     kept_rows,
     key_thresholds,
     prunes,
@@ -89,7 +91,6 @@ from service.quote.evaluate.pruning import (
     row_speedups,
     rows_within_reach,
     safe_rows,
-    seed_rows,
     single_card_cost,
     thresholds_of,
     widened,
@@ -548,8 +549,27 @@ def _row_bounds(job: _Request) -> RowBounds:
     return bounds_of(row_speedups(job.layout, job.tables, job.rule, job.scaling))
 
 
+def _bounds_read(job: _Request) -> OrderedBounds | WholeBounds:
+    """The bounds a pruned evaluation reads: along the rows' order where they are the job's hours times
+    the rows' figures (``evaluate.ordered``), else every row's worked out."""
+    speeds = row_speedups(job.layout, job.tables, job.rule, job.scaling)
+    terms = holding_terms(job.tables, speeds, (job.fewest_key, job.fewest_cards))
+    hours = (job.one_card_hours.quotient(), job.one_card_hours.expected, job.extra_hours)
+    request = job.resolved.request
+
+    def whole() -> RowBounds:
+        return _row_bounds(job)
+
+    ordered = ordered_bounds(job.tables, (speeds, terms), hours, request, job.matching, whole)
+    return ordered if ordered is not None else WholeBounds(whole())
+
+
 def _pruned(
-    job: _Request, placed: PlacedRows | None = None, *, deadline_passes_nothing: bool = False
+    job: _Request,
+    placed: PlacedRows | None = None,
+    *,
+    deadline_passes_nothing: bool = False,
+    row_order: bool = False,
 ) -> Evaluation | None:
     """The evaluation billing only the rows whose lower bounds can reach what the response returns
     (``evaluate.pruning``), every cell judged; None when the bounds cannot settle it, or keep more than
@@ -557,16 +577,17 @@ def _pruned(
     grid, whose layout holds some rows alone (``evaluate.placed``): ``job``'s layout is its, and is built
     wider when the thresholds keep rows it does not hold. ``deadline_passes_nothing``: the request's
     deadline leaves no cell out (``_deadline_passes_nothing``), so it is judged as without it, its high
-    ends aside (``_high_ends_within``); None when nothing qualifies (the limits' own path says why)."""
+    ends aside (``_high_ends_within``); None when nothing qualifies (the limits' own path says why).
+    ``row_order``: the bounds read along the rows' order where they can be (``_bounds_read``)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     safe = safe_rows(tables)
     if placed is None:
-        bounds = _row_bounds(job)
-        rows, fastest_rows = seed_rows(bounds, request, safe)
+        bounds = _bounds_read(job) if row_order else WholeBounds(_row_bounds(job))
+        rows, fastest_rows = bounds.seeds(request, safe)
         column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
         one_card = (layout.one_card_column, layout.units[column])
     else:
-        bounds, (rows, fastest_rows) = placed.bounds, placed.seeds
+        bounds, (rows, fastest_rows) = WholeBounds(placed.bounds), placed.seeds
         one_card = (layout.one_card_column, placed.one_card_units)
     first = _merged(layout.cells_of(rows, tables), _fastest_cells(job, fastest_rows, None))
     if placed is not None:
@@ -601,13 +622,13 @@ def _pruned(
             job.scaling,
             (job.one_card_hours.expected, job.extra_hours, job.fees),
             judgement.one_card_runnable,
-            (bounds, rows),
+            (bounds.within_cost, rows),
         ),
         any_safe=bool((judgement.quoted & safe.rows).any()),
     )
     if thresholds is None:
         return None
-    kept, kept_fastest = kept_rows(bounds, thresholds, request, safe)
+    kept, kept_fastest = bounds.kept(thresholds, request, safe)
     whole_cells = layout.cells.size
     if placed is not None:
         whole_cells = placed.whole_cells
@@ -1046,13 +1067,13 @@ def evaluate(
         layout = cached_layout(tables, candidates, fast, placed.grid.inputs)  # every row billed
         job = replace(job, layout=layout, scaling=layout.scaling(rule, tables))
     elif prunes(tables, resolved, layout, fast):
-        pruned = _pruned(job)
+        pruned = _pruned(job, row_order=fast.row_order)
         if pruned is not None:
             return pruned
     else:
         pruned = None
         if prunes_but_for_limits(tables, resolved, layout, fast) and _deadline_passes_nothing(job):
-            pruned = _pruned(job, deadline_passes_nothing=True)
+            pruned = _pruned(job, deadline_passes_nothing=True, row_order=fast.row_order)
         if pruned is None and prunes_by_limits(tables, resolved, layout, fast):
             pruned = _limits_pruned(job)
         if pruned is not None:

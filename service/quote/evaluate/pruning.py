@@ -50,7 +50,7 @@ high ends are judged against it, when the first candidate free of risk is among 
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,10 +77,13 @@ from service.quote.model.tables import OfferTables
 from service.quote.resolve import ResolvedRequest
 
 __all__ = [
+    "HoldingTerms",
     "RowBounds",
     "RowSpeedups",
     "SafeRows",
     "Thresholds",
+    "bounds_at",
+    "holding_terms",
     "kept_rows",
     "key_thresholds",
     "placed_row_speedups",
@@ -91,6 +94,7 @@ __all__ = [
     "row_speedups",
     "rows_within_reach",
     "safe_rows",
+    "seed_count",
     "seed_rows",
     "single_card_cost",
     "thresholds_of",
@@ -276,8 +280,9 @@ class _RowRates:
 
 
 @dataclass(frozen=True, slots=True)
-class _HoldingTerms:
-    """What the bounds take from a layout, a speed-up rule and a memory need alone, per row."""
+class HoldingTerms:
+    """What the bounds take from a layout, a speed-up rule and a memory need alone, per row
+    (``holding_terms``)."""
 
     # CNY per one-card hour at the least n / s(n) over the counts that hold the model, shrunk by the
     # billing tolerance (+inf where no count holds it)
@@ -313,7 +318,7 @@ def _billed_rate(tables: OfferTables, fewest_key: Hashable, fewest_cards: FloatA
 
 def _holding_terms(
     tables: OfferTables, speeds: RowSpeedups, fewest: tuple[Hashable, FloatArray]
-) -> _HoldingTerms:
+) -> HoldingTerms:
     fewest_key, fewest_cards = fewest
     tolerated = _row_rates(tables).tolerated_hours
     with np.errstate(invalid="ignore"):
@@ -323,7 +328,7 @@ def _holding_terms(
         speeds.rate_per_card_hour * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)
     )
     billed_rate = _billed_rate(tables, fewest_key, fewest_cards)
-    return _HoldingTerms(
+    return HoldingTerms(
         time_rate=frozen(time_rate),
         billed_rate=billed_rate,
         unreachable=frozen(unreachable),
@@ -354,7 +359,7 @@ def row_bounds(
 ) -> RowBounds:
     """``RowBounds`` for the expected ``one_card_hours`` (module docstring), over the counts that hold
     the model (``fewest``: a memory need and its fewest cards per row)."""
-    terms = _HOLDING_TERMS.of(speeds.memos).get(fewest[0], lambda: _holding_terms(tables, speeds, fewest))
+    terms = holding_terms(tables, speeds, fewest)
     # The wall-clock hours of every count are at least those of the fastest count, and the card-hours
     # at least the one-card hours times the least n / s(n); each count rents at least the card-hours.
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -377,7 +382,7 @@ def row_bounds(
         rounded = billed_hours(hours, tables.granularity_hours, tables.min_billed_hours)
         rounded *= terms.billed_rate
         np.maximum(cost, rounded, out=cost)
-    if not (least_hours > 0 and terms.unreachable_priced):  # else +inf already (``_HoldingTerms``)
+    if not (least_hours > 0 and terms.unreachable_priced):  # else +inf already (``HoldingTerms``)
         cost[terms.unreachable] = np.inf
         hours[terms.unreachable] = np.inf
     if not matching.all():
@@ -386,9 +391,46 @@ def row_bounds(
     return RowBounds(cost=cost, hours=hours)
 
 
+def holding_terms(
+    tables: OfferTables, speeds: RowSpeedups, fewest: tuple[Hashable, FloatArray]
+) -> HoldingTerms:
+    """The ``HoldingTerms`` of a rule's speed-ups and a memory need (its key and fewest cards), made once."""
+    return _HOLDING_TERMS.of(speeds.memos).get(fewest[0], lambda: _holding_terms(tables, speeds, fewest))
+
+
+def bounds_at(
+    tables: OfferTables,
+    speeds: RowSpeedups,
+    terms: HoldingTerms,
+    hours: tuple[FloatArray, float],
+    matching: BoolArray,
+    rows: IntArray,
+) -> RowBounds:
+    """``row_bounds`` at ``rows`` alone, for a job without extra hours whose one-card hours (every row's,
+    and their least: ``hours``) pass every row's tolerated hours: per row, the same operations on the same
+    figures, so the same bounds."""
+    one_card_hours, least_hours = hours
+    assert least_hours > terms.untolerated_from
+    with np.errstate(divide="ignore", invalid="ignore"):
+        one_card = one_card_hours.take(rows)
+        cost = one_card * terms.time_rate.take(rows)
+        hours_at = one_card / speeds.fastest.take(rows)
+        rounded = billed_hours(
+            hours_at, tables.granularity_hours.take(rows), tables.min_billed_hours.take(rows)
+        )
+        rounded *= terms.billed_rate.take(rows)
+        np.maximum(cost, rounded, out=cost)
+    past = ~matching.take(rows)
+    if not (least_hours > 0 and terms.unreachable_priced):
+        past |= ~speeds.supplied.take(rows)
+    cost[past] = np.inf
+    hours_at[past] = np.inf
+    return RowBounds(cost=cost, hours=hours_at)
+
+
 # Per layout, the bounds' speed-ups for the rules seen lately; per rule, its terms for the memory needs.
 _ROW_SPEEDUPS: MemoSlot[SpeedupRule, RowSpeedups] = MemoSlot("row speed-ups", size=8, max_bytes=32 * 2**20)
-_HOLDING_TERMS: MemoSlot[Hashable, _HoldingTerms] = MemoSlot("holding terms", size=4)
+_HOLDING_TERMS: MemoSlot[Hashable, HoldingTerms] = MemoSlot("holding terms", size=4)
 # Per layout, the position of each row's most cards among its counts; per snapshot, the rates per row and
 # the least billed rate per memory need (the last few needs, as ``evaluation`` keeps their fewest cards).
 _MOST_AT: MemoSlot[int, IntArray] = MemoSlot("most cards at", size=1)
@@ -447,13 +489,18 @@ def _with_ties(values: FloatArray, chosen: IntArray, pool: IntArray, count: int)
     return tied if tied.size <= _TIED_SEEDS * count else chosen
 
 
+def seed_count(request: QuoteRequest) -> int:
+    """How many rows ``seed_rows`` picks per key (with the rows tied with the last)."""
+    return 2 * request.limit + _SEED_EXTRA
+
+
 def seed_rows(bounds: RowBounds, request: QuoteRequest, safe: SafeRows) -> tuple[IntArray, IntArray]:
     """The rows billed first: the smallest bounds per key, and per the ranking's key among the rows
     without the spot risk (the best plan without it is returned when the recommendation is spot). Two
     sets: the rows billed whole, and those seeded by their hours alone, whose fastest cells are billed
     (when the ranking is not by time, the hours' threshold is the fastest candidate's:
     ``key_thresholds``)."""
-    count = 2 * request.limit + _SEED_EXTRA
+    count = seed_count(request)
     asked: list[tuple[FloatArray, BoolArray | None]] = [(bounds.cost, None)]
     if request.rank_by == "value":  # the only ranking whose thresholds read the value
         asked.append((bounds.value(request.time_value_cny_per_hour), None))
@@ -514,7 +561,7 @@ def single_card_cost(
     scaling: ScalingColumns,
     rows: tuple[FloatArray, FloatArray | None, tuple[FloatArray, FloatArray] | None],
     runnable: BoolArray,
-    bounds: tuple[RowBounds, IntArray],
+    bounds: tuple[Callable[[float], IntArray], IntArray],
 ) -> float:
     """The least expected cost of one card over the rows that can be the single-card comparison (at
     least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans.
@@ -522,7 +569,7 @@ def single_card_cost(
     ``one_card``: the one-card column, and the units each row's one-card cell rents; ``runnable``: per
     row, whether its one-card cell is runnable and rents one card or one machine as one unit (a cluster
     whose minimum bills many cards is no single card), combined plans aside (they are billed anyway:
-    ``evaluate.row_judge``); ``bounds``: the rows' bounds, and the rows billed first. A row's one-card cost is at least its cost bound, so the least is found among the
+    ``evaluate.row_judge``); ``bounds``: the rows (ascending) whose cost bound is not past a figure, and the rows billed first. A row's one-card cost is at least its cost bound, so the least is found among the
     rows whose bound is within the least cost of the first rows that can be the comparison: the same
     least as over every row, costed for a few."""
     one_card_hours, extra_hours, fees = rows
@@ -544,12 +591,13 @@ def single_card_cost(
                 cost += fees[0].take(at) * hours + fees[1].take(at)
         return float(cost.min())
 
-    row_bounds, first = bounds
+    within_cost, first = bounds
     first = first[eligible.take(first)]
     if first.size:
         least = least_cost(first)
         if np.isfinite(least):
-            return least_cost(np.flatnonzero(eligible & ~(row_bounds.cost > widened(least))))
+            within = within_cost(widened(least))
+            return least_cost(within[eligible.take(within)])
     return least_cost(np.flatnonzero(eligible))
 
 

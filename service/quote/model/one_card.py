@@ -45,6 +45,13 @@ class OneCardHours:
         expected: FloatArray = hours / speeds_fastest_first[_EXPECTED]
         return cls([None, expected, None], hours, speeds_fastest_first)
 
+    def quotient(self) -> tuple[float, FloatArray] | None:
+        """The job's hours and every offer's expected speed, the expected row being the one over the
+        other (``divided``); None for hours given whole."""
+        if self._hours is None or self._speeds is None:
+            return None
+        return self._hours, self._speeds[_EXPECTED]
+
     @property
     def size(self) -> int:
         """How many offers."""
