@@ -91,7 +91,7 @@ def test_the_rows_read_hold_every_row_within_the_figures(monkeypatch: pytest.Mon
     """Whatever the figures, the rows ``covering`` reads hold every row whose bounds are within them,
     each with the bounds every row's evaluation gives it."""
     made: list[ordered.OrderedBounds] = []
-    ordered_bounds = evaluation.ordered_bounds
+    ordered_bounds = ordered.ordered_bounds
 
     def kept(*args: Any) -> ordered.OrderedBounds | None:
         found = ordered_bounds(*args)
