@@ -47,6 +47,7 @@ from service.quote.evaluate.pruning import (
     kept_rows,
     seed_count,
     seed_rows,
+    seeds_within,
 )
 from service.quote.model.tables import OfferTables
 
@@ -223,7 +224,7 @@ class OrderedBounds:
             # At least ``count`` rows within each figure: the ``count`` least of every row are within it.
             if all(found <= figure for found, figure in zip(least, figures, strict=True)):
                 self._order.hints[hint_key] = (self._hours, least)
-                whole, fastest = seed_rows(bounds, request, SafeRows(safe_at, safe.any_spot))
+                whole, fastest = seeds_within(bounds, request, SafeRows(safe_at, safe.any_spot), least)
                 return rows.take(whole), rows.take(fastest)
         return self.every_row().seeds(request, safe)
 

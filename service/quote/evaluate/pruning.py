@@ -96,6 +96,7 @@ __all__ = [
     "safe_rows",
     "seed_count",
     "seed_rows",
+    "seeds_within",
     "single_card_cost",
     "thresholds_of",
     "widened",
@@ -515,7 +516,15 @@ def seed_rows(bounds: RowBounds, request: QuoteRequest, safe: SafeRows) -> tuple
         for index, rows in zip(at, _smallest(values, count, tuple(asked[i][1] for i in at)), strict=True):
             found[index] = rows
     picked = [found[index] for index in range(len(asked) - 1)]
-    by_hours = found[len(asked) - 1].astype(np.int64)
+    return _whole_and_fastest(picked, found[len(asked) - 1], request)
+
+
+def _whole_and_fastest(
+    picked: list[IntArray], by_hours: IntArray, request: QuoteRequest
+) -> tuple[IntArray, IntArray]:
+    """The seeds billed whole (``picked`` per key, and ``by_hours`` when the ranking is by time), and the
+    rows seeded by their hours alone."""
+    by_hours = by_hours.astype(np.int64)
     if request.rank_by == "time":
         picked.append(by_hours)
     whole = unique_sorted(np.concatenate(picked).astype(np.int64))
@@ -523,6 +532,27 @@ def seed_rows(bounds: RowBounds, request: QuoteRequest, safe: SafeRows) -> tuple
         return whole, np.empty(0, dtype=np.int64)
     fastest: IntArray = by_hours[~_found_in(whole, by_hours)]
     return whole, fastest
+
+
+def seeds_within(
+    bounds: RowBounds, request: QuoteRequest, safe: SafeRows, least: tuple[float, float, float]
+) -> tuple[IntArray, IntArray]:
+    """``seed_rows`` where each key's ``count``-th least is known (``least``: the cost's, the hours' and
+    the ranking key's among the rows without the spot risk, when any row has it): the rows within each,
+    the least ``count`` of them where more than ``_TIED_SEEDS`` times as many are tied."""
+    count = seed_count(request)
+
+    def within(values: FloatArray, figure: float, mask: BoolArray | None) -> IntArray:
+        hit = values <= figure
+        rows = np.flatnonzero(hit if mask is None else hit & mask)
+        if rows.size > _TIED_SEEDS * count:
+            rows = np.sort(rows.take(np.argpartition(values.take(rows), count - 1)[:count]))
+        return rows
+
+    picked = [within(bounds.cost, least[0], None)]
+    if safe.any_spot:
+        picked.append(within(bounds.ranked(request), least[2], safe.rows))
+    return _whole_and_fastest(picked, within(bounds.hours, least[1], None), request)
 
 
 def _found_in(sorted_rows: IntArray, rows: IntArray) -> BoolArray:
