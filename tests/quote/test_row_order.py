@@ -81,6 +81,7 @@ def test_ordered_bounds_answer_what_every_rows_bounds_answer(
         return seeds(self, *args)
 
     monkeypatch.setattr(ordered.OrderedBounds, "seeds", counted)
+    monkeypatch.setattr(ordered, "_SORTED_FROM", 2)  # every shape's order sorted at its second request
     fast = answers(_catalog(at), asked, _options(_ORDERED))
     # The comparison means something only if most requests were read in order (a shape's first is not).
     assert len(read_in_order) > len(asked) // 2
@@ -100,6 +101,7 @@ def test_the_rows_read_hold_every_row_within_the_figures(monkeypatch: pytest.Mon
         return found
 
     monkeypatch.setattr(evaluation, "ordered_bounds", kept)
+    monkeypatch.setattr(ordered, "_SORTED_FROM", 2)
     snapshot = _catalog(1)
     answers(snapshot, _requests(7)[:60], _options(_ORDERED))
     assert len(made) > 10
@@ -125,3 +127,27 @@ def test_the_rows_read_hold_every_row_within_the_figures(monkeypatch: pytest.Mon
                 | (safe & ((every.cost, every.hours)[key] <= wider))
             )
             assert set(np.flatnonzero(within).tolist()) <= set(rows.tolist())
+
+
+def test_an_order_is_sorted_only_for_a_shape_asked_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sorting costs dozens of passes over every row: a shape asked a few times never pays for it, one
+    asked ``_SORTED_FROM`` times sorts its order once, and the requests after read it."""
+    sorted_orders = []
+    sort = ordered._sorted
+
+    def counted(*args: Any) -> Any:
+        sorted_orders.append(1)
+        return sort(*args)
+
+    monkeypatch.setattr(ordered, "_sorted", counted)
+    snapshot = catalog(44, 700, clusters=10, packaged_vendors=4)
+    shape = {"workload": {"reference_gpu": "rtx4090", "model_params_b": 7, "task": "lora"}}
+    asked = [
+        msgspec.convert({**shape, "workload": {**shape["workload"], "gpu_hours": 1 + index}}, QuoteRequest)
+        for index in range(3 * ordered._SORTED_FROM)
+    ]
+    options = _options(_ORDERED)
+    answers(snapshot, asked[: ordered._SORTED_FROM - 1], options)
+    assert not sorted_orders
+    answers(snapshot, asked[ordered._SORTED_FROM - 1 :], options)
+    assert len(sorted_orders) == 1

@@ -75,29 +75,28 @@ def _distinct(rows: IntArray) -> IntArray:
 
 @dataclass(frozen=True, slots=True)
 class _Ordered:
-    """Rows ascending by a key (a figure over the job's hours, past float noise), and per position a
-    floor no row's figure is under whatever the hours (None: none known)."""
+    """Rows ascending by a key (a figure over the job's hours, past float noise), and, for a key whose
+    rows have a floor (a figure none is under whatever the hours), the same rows ascending by it."""
 
     rows: IntArray
     keys: FloatArray
-    floors: FloatArray | None
-    by_floor: IntArray | None  # the same rows ascending by their floor
+    by_floor: IntArray | None
 
-    def within(self, figure: float, job_hours: float) -> IntArray:
+    def within(self, figure: float, job_hours: float, floors: FloatArray) -> IntArray:
         """The rows (in key order) whose figure can be within ``figure``: a prefix, less the rows whose
-        floor is past it."""
+        floor (``floors``: every row's) is past it."""
         key = figure / job_hours * (1.0 + _KEY_MARGIN) if figure > 0 else figure
-        end = int(np.searchsorted(self.keys, key, side="right"))
-        if self.floors is None:
-            return self.rows[:end]
-        found: IntArray = self.rows[:end][~(self.floors[:end] > figure)]
+        prefix = self.rows[: int(np.searchsorted(self.keys, key, side="right"))]
+        if self.by_floor is None:
+            return prefix
+        found: IntArray = prefix[~(floors.take(prefix) > figure)]
         return found
 
-    def first(self, count: int, job_hours: float, per_row: tuple[FloatArray, FloatArray]) -> IntArray:
+    def first(self, count: int, job_hours: float, least: Callable[[IntArray], FloatArray]) -> IntArray:
         """Rows read first for a figure's ``count``-th least: ``_FIRST_READ`` times as many rows as that,
-        those with the least of the two bounds (``per_row``: each row's key and floor) among the first
-        rows by key and by floor (a long job's least cost follows the key, a short one's the floor: a
-        day package's is past an hour's cost, however low its key)."""
+        those with the least lower bounds (``least``, at some rows, for a job of one hour) among the
+        first rows by key and by floor (a long job's least cost follows the key, a short one's the
+        floor: a day package's is past an hour's cost, however low its key)."""
         chosen = _FIRST_READ * count
         if self.by_floor is None:
             return self.rows[:chosen]
@@ -105,21 +104,20 @@ class _Ordered:
         pool = _distinct(np.concatenate((self.rows[:read], self.by_floor[:read])))
         if pool.size <= chosen:
             return pool
-        keys, floors = per_row
-        least = np.maximum(keys.take(pool) * job_hours, floors.take(pool))
-        found: IntArray = pool.take(np.argpartition(least, chosen - 1)[:chosen])
+        found: IntArray = pool.take(np.argpartition(least(pool), chosen - 1)[:chosen])
         return found
 
 
 @dataclass(frozen=True, slots=True)
 class RowOrder:
     """Every row by its cost key and by its hours key, the rows without the spot risk by each again,
-    and the largest speed (the least one-card hours are the job's hours over it)."""
+    each row's cost floor, and the largest speed (the least one-card hours are the job's hours over
+    it)."""
 
     by_key: tuple[_Ordered, _Ordered]  # cost, hours
     safe_by_key: tuple[_Ordered, _Ordered]
+    floors: FloatArray
     fastest_speed: float
-    cost_floors: tuple[FloatArray, FloatArray]  # per row: the cost key and floor
     # The last seed figures per kind of seeding (how many, whether a safe key is seeded and which): the
     # job's hours, and the count-th least cost, hours and safe key found then
     hints: dict[Hashable, tuple[float, tuple[float, float, float]]] = field(default_factory=dict)
@@ -156,6 +154,7 @@ class OrderedBounds:
         "_matching",
         "_one_card_hours",
         "_order",
+        "_speed",
         "_speeds",
         "_tables",
         "_terms",
@@ -166,13 +165,13 @@ class OrderedBounds:
     def __init__(
         self,
         tables: OfferTables,
-        speeds: tuple[RowSpeedups, HoldingTerms, RowOrder],
+        speeds: tuple[RowSpeedups, HoldingTerms, RowOrder, FloatArray],
         hours: tuple[float, FloatArray],
         matching: BoolArray,
         whole: Callable[[], RowBounds],
     ) -> None:
         self._tables = tables
-        self._speeds, self._terms, self._order = speeds
+        self._speeds, self._terms, self._order, self._speed = speeds
         self._hours, self._one_card_hours = hours
         self._least = self._hours / self._order.fastest_speed  # every row's one-card hours' least
         self._matching = matching
@@ -185,10 +184,13 @@ class OrderedBounds:
         """Rows (ascending) holding every row whose cost bound is within ``cost`` or whose hours bound is
         within ``hours``, and with ``safe`` (a key, 0 cost or 1 hours, and a figure) every row without
         the spot risk whose bound of that key is within that figure; and their bounds."""
-        order, job_hours = self._order, self._hours
-        found = [order.by_key[_COST].within(cost, job_hours), order.by_key[_HOURS].within(hours, job_hours)]
+        order, job_hours, floors = self._order, self._hours, self._order.floors
+        found = [
+            order.by_key[_COST].within(cost, job_hours, floors),
+            order.by_key[_HOURS].within(hours, job_hours, floors),
+        ]
         if safe is not None:
-            found.append(order.safe_by_key[safe[0]].within(safe[1], job_hours))
+            found.append(order.safe_by_key[safe[0]].within(safe[1], job_hours, floors))
         rows = _distinct(np.concatenate(found))
         hours_of = (self._one_card_hours, self._least)
         return rows, bounds_at(self._tables, self._speeds, self._terms, hours_of, self._matching, rows)
@@ -229,23 +231,24 @@ class OrderedBounds:
         return self.every_row().seeds(request, safe)
 
     def _hinted(self, hint_key: Hashable) -> tuple[float, float, float] | None:
-        """The last seed figures of this kind, grown with the job's hours (the hours bounds in proportion,
-        the cost's at most about so), or None."""
+        """The last seed figures of this kind, scaled by the job's hours (the hours bounds in proportion,
+        the cost's about so: a short job's floors keep its cost from falling as far, and its figures are
+        then read again), or None."""
         found = self._order.hints.get(hint_key)
         if found is None:
             return None
         last_hours, (cost, hours, safe) = found
         growth = self._hours / last_hours
-        wider = max(growth, 1.0) * (1.0 + _HINT_MARGIN)
+        wider = growth * (1.0 + _HINT_MARGIN)
         return cost * wider, hours * growth * (1.0 + _KEY_MARGIN), safe * wider
 
     def _read_first(self, count: int, safe: SafeRows, safe_key: int | None) -> tuple[float, float, float]:
         """Seed figures read off a few rows with the least bounds of each key (``_Ordered.first``): each
         key's ``count``-th least among them, +inf with fewer."""
-        order, job_hours, per_row = self._order, self._hours, self._order.cost_floors
-        first = [ordered.first(count, job_hours, per_row) for ordered in order.by_key]
+        order, job_hours = self._order, self._hours
+        first = [ordered.first(count, job_hours, self._least_cost) for ordered in order.by_key]
         if safe_key is not None:
-            first.append(order.safe_by_key[safe_key].first(count, job_hours, per_row))
+            first.append(order.safe_by_key[safe_key].first(count, job_hours, self._least_cost))
         rows = _distinct(np.concatenate(first))
         hours_of = (self._one_card_hours, self._least)
         bounds = bounds_at(self._tables, self._speeds, self._terms, hours_of, self._matching, rows)
@@ -253,6 +256,13 @@ class OrderedBounds:
         if safe_key is not None:
             safe_least = _least_within((bounds.cost, bounds.hours)[safe_key], count, safe.rows.take(rows))
         return _least_within(bounds.cost, count, None), _least_within(bounds.hours, count, None), safe_least
+
+    def _least_cost(self, rows: IntArray) -> FloatArray:
+        """At ``rows``, a lower bound of the cost bound: the key's share of it, and the floor."""
+        terms, speed = self._terms, self._speed
+        keys = terms.time_rate.take(rows) / speed.take(rows)
+        least: FloatArray = np.maximum(keys * self._hours, self._order.floors.take(rows))
+        return least
 
     def within_cost(self, cost: float) -> IntArray:
         """The rows (ascending) whose cost bound is not past ``cost``."""
@@ -305,22 +315,31 @@ def ordered_bounds(
     order = _row_order(tables, row_speeds, terms, speed)
     if order is None or not job_hours / order.fastest_speed > terms.untolerated_from:
         return None
-    return OrderedBounds(tables, (row_speeds, terms, order), (job_hours, one_card_hours), matching, whole)
+    speeds_of = (row_speeds, terms, order, speed)
+    return OrderedBounds(tables, speeds_of, (job_hours, one_card_hours), matching, whole)
 
 
 def _row_order(
     tables: OfferTables, speeds: RowSpeedups, terms: HoldingTerms, speed: FloatArray
 ) -> RowOrder | None:
-    """The order of the rows under ``speeds`` and ``terms`` at ``speed`` (per row), sorted the second time
-    it is asked for; None before, and where the figures could make a NaN (``_usable``)."""
+    """The order of the rows under ``speeds`` and ``terms`` at ``speed`` (per row), once it is sorted;
+    None before, and where the figures could make a NaN (``_usable``). Sorting costs what some dozens of
+    passes over every row cost, so an order is sorted once it has been asked for ``_SORTED_FROM``
+    times since it was last sorted (a shape asked a few times, or one of many shapes taking turns,
+    never pays for it)."""
     # The speeds are a row of the conversion's array, kept per conversion: a view, new at every request.
     held = (terms, speed if speed.base is None else speed.base)
+    orders = _ORDERS.of(speeds.memos)
+    found = orders.lookup((tuple(map(id, held)), None))
+    if found is not None and all(kept is given for kept, given in zip(found[0], held, strict=True)):
+        return found[1] if isinstance(found[1], RowOrder) else None
     asked = kept_by_identity(_ASKED.of(speeds.memos), held, lambda: [0])
     asked[0] += 1
-    if asked[0] < 2:
+    if asked[0] < _SORTED_FROM:
         return None
-    found = kept_by_identity(_ORDERS.of(speeds.memos), held, lambda: _sorted(tables, speeds, terms, speed))
-    return found if isinstance(found, RowOrder) else None
+    asked[0] = 0
+    made = kept_by_identity(orders, held, lambda: _sorted(tables, speeds, terms, speed))
+    return made if isinstance(made, RowOrder) else None
 
 
 def _sorted(
@@ -328,36 +347,33 @@ def _sorted(
 ) -> RowOrder | bool:
     """The ``RowOrder``, or False where the figures could make a NaN (``_usable``). A row's cost floor:
     with its hours past its tolerated hours (as ``ordered_bounds`` asks), it bills at least a granule
-    and its minimum, at its billed rate."""
+    and its minimum, at its billed rate. Three sorts: the rows without the spot risk keep the order."""
     if not _usable(tables, speeds, terms, speed):
         return False
     with np.errstate(divide="ignore"):
         cost_keys = terms.time_rate / speed
         hours_keys = 1.0 / speed / speeds.fastest
     floors = np.maximum(tables.granularity_hours, tables.min_billed_hours) * terms.billed_rate
-    safe = np.flatnonzero(~tables.interruptible)
+    safe = ~tables.interruptible
+    by_cost, by_hours, by_floor = (np.argsort(keys) for keys in (cost_keys, hours_keys, floors))
 
-    def by(figure: FloatArray, rows: IntArray | None) -> IntArray:
-        at = np.argsort(figure if rows is None else figure.take(rows), kind="stable")
-        return frozen(at if rows is None else rows.take(at))
-
-    def ordered(keys: FloatArray, rows: IntArray | None, *, with_floors: bool) -> _Ordered:
-        by_key = by(keys, rows)
+    def ordered(rows: IntArray, keys: FloatArray, by_floors: IntArray | None) -> _Ordered:
         return _Ordered(
-            rows=by_key,
-            keys=frozen(keys.take(by_key)),
-            floors=frozen(floors.take(by_key)) if with_floors else None,
-            by_floor=by(floors, rows) if with_floors else None,
+            frozen(rows), frozen(keys.take(rows)), None if by_floors is None else frozen(by_floors)
         )
 
+    def safe_only(rows: IntArray) -> IntArray:
+        found: IntArray = rows[safe.take(rows)]
+        return found
+
     return RowOrder(
-        by_key=(ordered(cost_keys, None, with_floors=True), ordered(hours_keys, None, with_floors=False)),
+        by_key=(ordered(by_cost, cost_keys, by_floor), ordered(by_hours, hours_keys, None)),
         safe_by_key=(
-            ordered(cost_keys, safe, with_floors=True),
-            ordered(hours_keys, safe, with_floors=False),
+            ordered(safe_only(by_cost), cost_keys, safe_only(by_floor)),
+            ordered(safe_only(by_hours), hours_keys, None),
         ),
+        floors=frozen(floors),
         fastest_speed=float(speed.max()),
-        cost_floors=(frozen(cost_keys), frozen(floors)),
     )
 
 
@@ -383,7 +399,9 @@ def _usable(tables: OfferTables, speeds: RowSpeedups, terms: HoldingTerms, speed
     )
 
 
-# Per rule's speed-ups: how often each conversion and memory need was asked for, and the orders of those
-# asked for twice.
-_ASKED: MemoSlot[Hashable, tuple[tuple[object, ...], list[int]]] = MemoSlot("row orders asked for", size=8)
-_ORDERS: MemoSlot[Hashable, tuple[tuple[object, ...], RowOrder | bool]] = MemoSlot("row orders", size=2)
+# Per rule's speed-ups: how often each conversion and memory need was asked for since its order was last
+# sorted, and the orders sorted (about 7 MB each at 96,000 offers).
+_ASKED: MemoSlot[Hashable, tuple[tuple[object, ...], list[int]]] = MemoSlot("row orders asked for", size=16)
+_ORDERS: MemoSlot[Hashable, tuple[tuple[object, ...], RowOrder | bool]] = MemoSlot("row orders", size=3)
+# An order is sorted once it has been asked for this many times since it was last sorted.
+_SORTED_FROM = 32
