@@ -94,8 +94,8 @@ class _Ordered:
 
     def first(self, count: int, job_hours: float, least: Callable[[IntArray], FloatArray]) -> IntArray:
         """Rows read first for a figure's ``count``-th least: ``_FIRST_READ`` times as many rows as that,
-        those with the least lower bounds (``least``, at some rows, for a job of one hour) among the
-        first rows by key and by floor (a long job's least cost follows the key, a short one's the
+        those with the least lower bounds of the cost (``least``: at some rows, for the job's hours)
+        among the first rows by key and by floor (a long job's least cost follows the key, a short one's the
         floor: a day package's is past an hour's cost, however low its key)."""
         chosen = _FIRST_READ * count
         if self.by_floor is None:
@@ -119,7 +119,8 @@ class RowOrder:
     floors: FloatArray
     fastest_speed: float
     # The last seed figures per kind of seeding (how many, whether a safe key is seeded and which): the
-    # job's hours, and the count-th least cost, hours and safe key found then
+    # job's hours, and the count-th least cost, hours and safe key found then. A guess the next request
+    # checks (``OrderedBounds.seeds``): which rows seed the thresholds never changes an answer.
     hints: dict[Hashable, tuple[float, tuple[float, float, float]]] = field(default_factory=dict)
 
 
