@@ -35,6 +35,8 @@ _SHAPES: tuple[dict[str, Any], ...] = (
     {"workload": {"reference_gpu": "h800", "model_params_b": 70, "task": "full_finetune"}},
     {"workload": {"model_params_b": 7, "task": "qlora"}, "allow_spot": False},
     {"workload": {"reference_gpu": "l20"}, "time_value_cny_per_hour": 40, "limit": 3},
+    {"workload": {"reference_gpu": "rtx4090"}, "regions": ["jiangsu"]},
+    {"workload": {"reference_gpu": "a100-80g"}, "vendors": [f"seed-{at:02d}" for at in range(15)]},
 )
 _ASKED_PER_SHAPE = 40
 

@@ -21,9 +21,10 @@ within is no such figure, and is read again.
 
 It applies where the bounds are a product of ``H`` and a row's figures: no extra hours (a copy between
 cities adds the same hours to every count), hours that pass every row's tolerated hours (else a short
-job's cost bound drops its card-hour part), no ranking by value (its key mixes the two), every row
-matching (a filter leaves most rows out: every row's bounds are then worked out), and no figure that
-could make a NaN (checked once per order). An order is sorted the second time its rule, memory need and
+job's cost bound drops its card-hour part), no ranking by value (its key mixes the two), most rows
+matching (a row left out by a filter has infinite bounds, read like any other: where most are, their
+orders' prefixes would be mostly such rows, and every row's bounds are worked out instead), and no
+figure that could make a NaN (checked once per order). An order is sorted the second time its rule, memory need and
 conversion are asked for: a shape asked once pays nothing for it.
 """
 
@@ -310,7 +311,7 @@ def ordered_bounds(
     if quotient is None or extra_hours is not None or request.rank_by == "value":
         return None
     job_hours, speed = quotient
-    if not (np.isfinite(job_hours) and job_hours > 0) or not matching.all():
+    if not (np.isfinite(job_hours) and job_hours > 0) or np.count_nonzero(matching) < matching.size // 2:
         return None
     row_speeds, terms = speeds
     order = _row_order(tables, row_speeds, terms, speed)
