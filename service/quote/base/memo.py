@@ -38,7 +38,15 @@ from typing import Any, Generic, ParamSpec, TypeVar, cast
 import msgspec
 import numpy as np
 
-__all__ = ["BoundedMemo", "MemoSlot", "Memos", "footprint", "kept_by_identity", "memoized"]
+__all__ = [
+    "BoundedMemo",
+    "MemoSlot",
+    "Memos",
+    "footprint",
+    "found_by_identity",
+    "kept_by_identity",
+    "memoized",
+]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -159,11 +167,18 @@ def kept_by_identity(
     """The value made from the objects ``held`` (and the small ``key``), kept by their identity rather than
     by hashing what they hold (an array of every row, a list of vendors): each entry holds them, so none
     of their ids is reused while it lives. ``make`` runs, and its value is kept, the first time."""
-    found_key = (tuple(map(id, held)), key)
-    found = memo.lookup(found_key)
+    found = found_by_identity(memo, held, key)
+    return found if found is not None else memo.keep((tuple(map(id, held)), key), (held, make()))[1]
+
+
+def found_by_identity(
+    memo: BoundedMemo[Hashable, tuple[tuple[object, ...], V]], held: tuple[object, ...], key: Hashable = None
+) -> V | None:
+    """The value ``kept_by_identity`` keeps for ``held`` and ``key``, or None when none is kept."""
+    found = memo.lookup((tuple(map(id, held)), key))
     if found is not None and all(kept is given for kept, given in zip(found[0], held, strict=True)):
         return found[1]
-    return memo.keep(found_key, (held, make()))[1]
+    return None
 
 
 class Memos:

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from schemas.quote import QuoteRequest
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, kth_least
-from service.quote.base.memo import MemoSlot, kept_by_identity
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, kth_least, unique_sorted
+from service.quote.base.memo import MemoSlot, found_by_identity, kept_by_identity
 from service.quote.evaluate.pruning import (
     HoldingTerms,
     RowBounds,
@@ -64,14 +64,6 @@ _FIRST_READ = 4
 _HINT_MARGIN = 0.05
 
 _COST, _HOURS = 0, 1
-
-
-def _distinct(rows: IntArray) -> IntArray:
-    """``rows`` ascending, once each (rows gathered from several orders: no ascending runs to merge)."""
-    ordered = np.sort(rows)
-    if ordered.size:
-        ordered = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
-    return ordered
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +94,7 @@ class _Ordered:
         if self.by_floor is None:
             return self.rows[:chosen]
         read = _FIRST_READ * chosen
-        pool = _distinct(np.concatenate((self.rows[:read], self.by_floor[:read])))
+        pool = unique_sorted(np.concatenate((self.rows[:read], self.by_floor[:read])), runs=False)
         if pool.size <= chosen:
             return pool
         found: IntArray = pool.take(np.argpartition(least(pool), chosen - 1)[:chosen])
@@ -193,9 +185,13 @@ class OrderedBounds:
         ]
         if safe is not None:
             found.append(order.safe_by_key[safe[0]].within(safe[1], job_hours, floors))
-        rows = _distinct(np.concatenate(found))
-        hours_of = (self._one_card_hours, self._least)
-        return rows, bounds_at(self._tables, self._speeds, self._terms, hours_of, self._matching, rows)
+        rows = unique_sorted(np.concatenate(found), runs=False)
+        return rows, self._bounds_at(rows)
+
+    def _bounds_at(self, rows: IntArray) -> RowBounds:
+        """The bounds of ``rows`` (``pruning.bounds_at``)."""
+        hours = (self._one_card_hours, self._least)
+        return bounds_at(self._tables, self._speeds, self._terms, hours, self._matching, rows)
 
     def every_row(self) -> WholeBounds:
         """Every row's bounds, worked out once (for a question whose figures are infinite)."""
@@ -251,9 +247,8 @@ class OrderedBounds:
         first = [ordered.first(count, job_hours, self._least_cost) for ordered in order.by_key]
         if safe_key is not None:
             first.append(order.safe_by_key[safe_key].first(count, job_hours, self._least_cost))
-        rows = _distinct(np.concatenate(first))
-        hours_of = (self._one_card_hours, self._least)
-        bounds = bounds_at(self._tables, self._speeds, self._terms, hours_of, self._matching, rows)
+        rows = unique_sorted(np.concatenate(first), runs=False)
+        bounds = self._bounds_at(rows)
         safe_least = -np.inf
         if safe_key is not None:
             safe_least = _least_within((bounds.cost, bounds.hours)[safe_key], count, safe.rows.take(rows))
@@ -332,9 +327,9 @@ def _row_order(
     # The speeds are a row of the conversion's array, kept per conversion: a view, new at every request.
     held = (terms, speed if speed.base is None else speed.base)
     orders = _ORDERS.of(speeds.memos)
-    found = orders.lookup((tuple(map(id, held)), None))
-    if found is not None and all(kept is given for kept, given in zip(found[0], held, strict=True)):
-        return found[1] if isinstance(found[1], RowOrder) else None
+    found = found_by_identity(orders, held)
+    if found is not None:
+        return found if isinstance(found, RowOrder) else None
     asked = kept_by_identity(_ASKED.of(speeds.memos), held, lambda: [0])
     asked[0] += 1
     if asked[0] < _SORTED_FROM:
