@@ -23,7 +23,7 @@ import pytest
 from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot, build_quote, engine, rank
-from service.quote.evaluate import evaluation
+from service.quote.evaluate import evaluation, known
 from tests.quote.factories import MAX_AGE_S, NOW, count_billed_cells
 from tests.quote.seeded import answers, catalog, requests, without_limits
 
@@ -198,3 +198,27 @@ def test_the_first_candidate_without_a_risk_is_among_the_billed_cells(
         assert position in set(pruned.cells.tolist()), resolved.request
         checked += 1
     assert checked >= 10, checked
+
+
+@pytest.mark.parametrize(("gpu_hours", "deadline_hours"), [(2_000, 150), (5_000, 500), (400, 60)])
+def test_a_deadline_met_only_at_many_cards_bills_the_rows_within_it(
+    gpu_hours: float, deadline_hours: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A deadline the one-card cells of most rows pass, met at many cards: the rows' bounds (their cheap
+    one-card cost, deadline or not) keep most of the table, the candidates within the deadline a few
+    rows (``evaluate.known``). Billed by their own figures, the answer is the reference's in a tenth of
+    the cells where, by the bounds, the path gave up and billed every cell."""
+    snapshot = catalog(54, 1_000, clusters=0, packaged_vendors=0)
+    request = msgspec.convert(
+        {"workload": {"gpu_hours": gpu_hours, "reference_gpu": "rtx4090"}, "deadline_hours": deadline_hours},
+        QuoteRequest,
+    )
+    reference = build_quote(snapshot, request, options=_REFERENCE)
+    billed = count_billed_cells(monkeypatch)
+    taken = _recording(monkeypatch, "_ranked_within_limits")
+    assert build_quote(snapshot, request, options=_PRUNED) == reference and reference.quotes
+    monkeypatch.setattr(known.KnownCandidates, "of", classmethod(lambda cls, *args: None))
+    assert build_quote(snapshot, request, options=_PRUNED) == reference
+    monkeypatch.undo()
+    by_candidates, by_bounds = billed
+    assert taken[0] and by_candidates * 4 < by_bounds, (taken, billed)

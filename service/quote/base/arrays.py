@@ -43,8 +43,10 @@ def unique_sorted(positions: IntArray, *, runs: bool = True) -> IntArray:
 
 
 # Past this many values, ``kth_least`` partitions only those up to a bound read off a sample of this many
-# of them, for a ``k`` of at most a quarter of the sample (the few a ranking reads at a time).
-_KTH_SAMPLED_FROM = 16_384
+# of them, for a ``k`` of at most a quarter of the sample (the few a ranking reads at a time). numpy's
+# partition takes about 10 ns a value: the 12,800 candidates of the default quote at 2,000 offers took
+# 145 us whole, 25 us sampled; below 4,096 values the sample's sort costs more than it saves.
+_KTH_SAMPLED_FROM = 4_096
 _KTH_SAMPLE = 1_024
 
 

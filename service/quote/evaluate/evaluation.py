@@ -72,6 +72,7 @@ from service.quote.evaluate.judge import (
     single_card_eligible,
     within_however_shown,
 )
+from service.quote.evaluate.known import KnownCandidates
 from service.quote.evaluate.layout import GatheredSpeedups, Layout, cached_layout
 from service.quote.evaluate.locality import copy_hours, elsewhere
 from service.quote.evaluate.losses import bills_every_high_end, loss_terms
@@ -799,13 +800,14 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
 def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None:
     """A deadline or a budget that most rows can meet: every cell's expected hours and cost worked out
     by themselves (``figures.expected_figures``, the same floats as the figure block's) and judged, and
-    the figure block billed only for the rows whose bounds can reach what the response returns. The
+    the figure block billed only for the rows holding a candidate within what the response returns,
+    read off those very figures (``evaluate.known``; off the rows' bounds where one is unknown). The
     thresholds here are exact: the k-th best key among every candidate within the limits, the cheapest
-    and fastest of them, and the single card the summary compares (``_single_card_within``).
+    and fastest of them, and the single card the summary compares (``_single_cards_within``).
 
     A response also names the first candidate in its ranking without a risk (its high end within every
     limit, on capacity no one takes back: ``assemble.extras.safe_position``), which may rank far below
-    the top. Every candidate up to it is billed: the rows whose bound of the ranking key reaches the
+    the top. Every candidate up to it is billed: the rows holding one whose ranking key reaches the
     least key among the billed risk-free candidates (``_risk_free_key``) are added. None (the whole
     layout billed) when the layout bills its bounds up front or reads its one-card column past the
     dense counts, when a limit is judged on the high end (these are the expected figures), when no
@@ -835,11 +837,12 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
     quoted[offers] = True
     spot = tables.interruptible.take(offers) if bool((quoted & safe_rows(tables).rows).any()) else None
     candidates = (cost.take(at_qualifying), hours.take(at_qualifying), spot)
+    single = _single_cards_within(job, runnable, hours, cost)
     thresholds = thresholds_of(
         request,
         candidates,
         qualifying_everywhere=None,
-        single_cost=_single_card_within(job, runnable, hours, cost),
+        single_cost=float(single[1].min()) if single[1].size else -np.inf,
     )
     if thresholds is None:
         return None
@@ -848,9 +851,10 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
         risk_free = _least_risk_free_key(job, at_qualifying, (candidates[0], candidates[1], spot))
     if risk_free is not None:
         thresholds = _reaching(thresholds, request.rank_by, risk_free)
-    found = _billed_ranked(job, bounds, thresholds)
+    kept = _kept_by(job, bounds, KnownCandidates.of((candidates[0], candidates[1], offers), single))
+    found = _billed_ranked(job, kept, thresholds)
     if found is not None and risk_free is None:
-        found = _up_to_risk_free(job, bounds, thresholds, qualifying, found)
+        found = _up_to_risk_free(job, kept, thresholds, qualifying, found)
     if found is None:
         return None
     at, billed, high_ok = found
@@ -918,7 +922,7 @@ def _reaching(thresholds: Thresholds, rank_by: RankBy, key: float) -> Thresholds
 
 def _up_to_risk_free(
     job: _Request,
-    bounds: RowBounds,
+    kept: _Kept,
     thresholds: Thresholds,
     qualifying: BoolArray,
     found: tuple[IntArray, _Billed, HighWithin],
@@ -932,7 +936,7 @@ def _up_to_risk_free(
     if risk_free is None:
         return None
     wider = _reaching(thresholds, job.resolved.request.rank_by, risk_free)
-    return found if wider is thresholds else _billed_ranked(job, bounds, wider)
+    return found if wider is thresholds else _billed_ranked(job, kept, wider)
 
 
 def _unbilled_high(positions: IntArray) -> FloatArray:
@@ -941,14 +945,28 @@ def _unbilled_high(positions: IntArray) -> FloatArray:
     raise ValueError("high ends are read of the billed cells alone")
 
 
+# The rows that can reach some thresholds, in ``kept_rows``'s two sets.
+_Kept = Callable[[Thresholds], tuple[IntArray, IntArray]]
+
+
+def _kept_by(job: _Request, bounds: RowBounds, known: KnownCandidates | None) -> _Kept:
+    """The rows ``_billed_ranked`` bills for some thresholds: read off the candidates' own figures
+    (``evaluate.known``), or off the rows' bounds where a figure is unknown."""
+    request, safe = job.resolved.request, safe_rows(job.tables)
+    if known is not None:
+        return lambda thresholds: known.kept(thresholds, request, safe)
+    return lambda thresholds: kept_rows(bounds, thresholds, request, safe)
+
+
 def _billed_ranked(
-    job: _Request, bounds: RowBounds, thresholds: Thresholds
+    job: _Request, kept_at: _Kept, thresholds: Thresholds
 ) -> tuple[IntArray, _Billed, HighWithin] | None:
-    """The rows that can reach ``thresholds`` billed (``pruning.kept_rows``, the fastest's cells within
-    the hours' alone): their cells' positions among the layout's, their figures, and whether their high
-    ends meet the request's limits; None when they hold more than ``_WHOLE_BILL_SHARE`` of the cells."""
-    tables, layout, request = job.tables, job.layout, job.resolved.request
-    kept, kept_fastest = kept_rows(bounds, thresholds, request, safe_rows(tables))
+    """The rows that can reach ``thresholds`` billed (``kept_at``: those rows, and those that reach the
+    hours' threshold alone, of which only the cells within it are billed): their cells' positions among
+    the layout's, their figures, and whether their high ends meet the request's limits; None when they
+    hold more than ``_WHOLE_BILL_SHARE`` of the cells."""
+    tables, layout = job.tables, job.layout
+    kept, kept_fastest = kept_at(thresholds)
     needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
     if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
         return None
@@ -957,10 +975,12 @@ def _billed_ranked(
     return at, billed, _billed_high_ends(job, billed, _leads_before(job, kept_layout))
 
 
-def _single_card_within(job: _Request, runnable: BoolArray, hours: FloatArray, cost: FloatArray) -> float:
-    """The least expected cost of the single card the summary compares (``judge.single_card_eligible``),
-    over every row (``hours`` and ``cost``: every cell's expected ones, what the limits read on this
-    path); -inf with none."""
+def _single_cards_within(
+    job: _Request, runnable: BoolArray, hours: FloatArray, cost: FloatArray
+) -> tuple[IntArray, FloatArray]:
+    """The rows whose one-card cell can be the single card the summary compares
+    (``judge.single_card_eligible``), and its expected cost there (``hours`` and ``cost``: every cell's
+    expected ones, what the limits read on this path)."""
     tables, layout, request = job.tables, job.layout, job.resolved.request
     column = slice(layout.one_card_column * tables.size, (layout.one_card_column + 1) * tables.size)
     eligible = single_card_eligible(
@@ -969,8 +989,8 @@ def _single_card_within(job: _Request, runnable: BoolArray, hours: FloatArray, c
         (layout.units[column], tables.unit_cards, tables.machine_cards),
         (hours[column], cost[column]),
     )
-    found = cost[column][eligible]
-    return float(found.min()) if found.size else -np.inf
+    rows = np.flatnonzero(eligible)
+    return rows, cost[column].take(rows)
 
 
 def _risk_free_key(
