@@ -173,3 +173,5 @@ def test_speedups_through_a_count_are_each_counts_own_bit_for_bit(
                 assert np.array_equal(np.array(highs), np.array([speedup.high for speedup in each]))
                 expected = column.speedups_through(2_100, "expected")
                 assert np.array_equal(np.array(expected), np.array([speedup.expected for speedup in each]))
+                # Fewer counts than the curve's points or one machine hold: none past the anchor.
+                assert column.speedups_through(3, "expected") == tuple(expected[:3])

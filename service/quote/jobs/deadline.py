@@ -79,7 +79,7 @@ def _speedups_by_count(
     return expected, rising
 
 
-def _speedups(column: ScalingColumn, most_cards: int, bound: SpeedupBound) -> list[float]:
+def _speedups(column: ScalingColumn, most_cards: int, bound: SpeedupBound) -> Sequence[float]:
     """``column``'s ``bound`` speed-up at 1 … ``most_cards`` cards: in one pass for a plain column, else
     (a column of independent runs, say, whose ``speedup`` is its own) count by count."""
     if type(column) is not ScalingColumn:

@@ -285,22 +285,44 @@ class ScalingColumn:
         """Whether ``cards`` pays the cross-node factor: past the curve's last point and one machine."""
         return cards > _anchor_cards(self.curve, self.machine_cards)
 
-    def speedups_through(self, most_cards: int, bound: Literal["low", "expected", "high"]) -> list[float]:
-        """``speedup(n).<bound>`` for n = 1 … ``most_cards``: the same floats by the same operations, the
-        anchor's efficiency worked out once: a deadline reads every count a cluster sells (8,192 cards
-        and more), where a ``speedup`` call per count took 3 us each (``jobs.deadline``)."""
-        points, anchor_cards = self.curve.points, _anchor_cards(self.curve, self.machine_cards)
-        anchor = _interpolated_efficiency(anchor_cards, points)
-        at = ("low", "expected", "high").index(bound)
-        return [
-            _bounds(
-                cards,
-                _interpolated_efficiency(cards, points)
-                if cards <= anchor_cards
-                else _cross_node(cards, anchor_cards, anchor, self.cross_node_factor),
-            )[at]
-            for cards in range(1, most_cards + 1)
-        ]
+    def speedups_through(
+        self, most_cards: int, bound: Literal["low", "expected", "high"]
+    ) -> tuple[float, ...]:
+        """``speedup(n).<bound>`` for n = 1 … ``most_cards`` (``_speedups_through``, kept per curve,
+        machine size and factor: the columns of one request share them, and so do the requests)."""
+        return _speedups_through(
+            self.curve,
+            self.machine_cards,
+            self.cross_node_factor,
+            most_cards,
+            ("low", "expected", "high").index(bound),
+        )
+
+
+# Per curve, machine size, factor, most cards and bound: a deadline's columns (40 at 96,000 offers) hold
+# about half as many of them, and other requests' columns the same ones. A tuple of 512 floats is 16 KB;
+# a cluster selling 8,192 cards makes one of 256 KB.
+@memoized(64)
+def _speedups_through(
+    curve: ScalingCurve, machine_cards: int, cross_node_factor: float, most_cards: int, at: int
+) -> tuple[float, ...]:
+    """``speedup_range(n, curve, ...)`` low, expected or high (``at``: 0, 1, 2) for n = 1 … ``most_cards``:
+    the same floats by the same operations (``_efficiency``, ``_cross_node``, ``_bounds``), the anchor's
+    efficiency worked out once and each count past it in one line: a deadline reads every count a
+    cluster sells (8,192 cards and more), where a ``speedup`` call per count took 3 us each."""
+    points, anchor_cards = curve.points, _anchor_cards(curve, machine_cards)
+    within = [
+        _bounds(cards, _interpolated_efficiency(cards, points))[at]
+        for cards in range(1, min(anchor_cards, most_cards) + 1)
+    ]
+    low_anchor, high_anchor = _interpolated_efficiency(anchor_cards, points)
+    log2 = math.log2
+    past: list[float] = []
+    for cards in range(anchor_cards + 1, most_cards + 1):
+        cross_node = cross_node_factor ** log2(cards / anchor_cards)
+        low, high = cards * (low_anchor * cross_node), cards * (high_anchor * cross_node)
+        past.append(low if at == 0 else high if at == 2 else (low + high) / 2)
+    return (*within, *past)
 
 
 @dataclass(frozen=True, slots=True)
