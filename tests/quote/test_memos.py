@@ -11,7 +11,9 @@ import numpy as np
 from schemas.quote import QuoteRequest, Workload
 from service.quote import QuoteOptions, build_quote
 from service.quote.base import BoundedMemo, Memos, MemoSlot
-from service.quote.base.memo import footprint
+from service.quote.base.memo import footprint, holds_no_arrays
+from service.quote.model.scaling import ScalingColumn, ScalingColumns, ScalingCurve
+from service.quote.model.scaling import _column as _scaling_column
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
 
@@ -49,6 +51,31 @@ def test_a_footprint_counts_each_array_held_once_and_what_its_caches_hold() -> N
     assert footprint((held, [held], {"again": held})) == 8_000
     MemoSlot[int, tuple[np.ndarray, int]]("inner", size=4).of(held.memos).get(1, lambda: (np.ones(500), 3))
     assert footprint(held) == 12_000
+
+
+@holds_no_arrays
+@dataclasses.dataclass(frozen=True)
+class _Declared:
+    """Declared to hold no arrays (wrongly here, to see it is not looked into)."""
+
+    name: str
+    held: object
+
+
+def test_a_footprint_does_not_look_into_what_holds_no_arrays() -> None:
+    values = np.zeros(1_000)
+    assert footprint((_Declared("a", np.ones(500)), [values])) == 8_000
+    # The types the engine declares so hold none: every field a number, a string or such a type.
+    for kind in (ScalingColumn, ScalingCurve):
+        for field in dataclasses.fields(kind):
+            assert "Array" not in str(field.type) and "ndarray" not in str(field.type), (kind, field)
+    column = _scaling_column(
+        8, "nvlink", curve=None, communication="moderate", cross_node_factor=None, operator_factor=0.9
+    )
+    scaling = ScalingColumns(
+        columns=(column,) * 40, code=np.zeros(10, dtype=np.int64), low=values, expected=values, high=values
+    )
+    assert footprint(scaling) == 8_000 + 80
 
 
 def test_a_memo_bounded_in_bytes_drops_the_oldest_until_the_rest_fit() -> None:

@@ -82,7 +82,7 @@ from schemas.offer import Interconnect
 from schemas.quote import MAX_CARDS, Communication, Range, ScalingOverride
 from service.defaults import DEFAULT_CROSS_NODE_FACTOR
 from service.errors import InvalidRequest
-from service.quote.base.memo import memoized
+from service.quote.base.memo import holds_no_arrays, memoized
 
 __all__ = [
     "COMMUNICATION_RATIO",
@@ -106,6 +106,7 @@ __all__ = [
 DEFAULT_CARDS_PER_NODE = 8
 
 
+@holds_no_arrays
 @dataclass(frozen=True, slots=True)
 class ScalingCurve:
     """Validated points, sorted by card count, starting at ``(1, 1.0, 1.0)``."""
@@ -260,6 +261,7 @@ def derived_cross_node_factor(
     return 1 / (1 + overhead * FABRIC_BANDWIDTH_RATIO.get(interconnect, 1.0))
 
 
+@holds_no_arrays
 @dataclass(frozen=True, slots=True)
 class ScalingColumn:
     """One (machine size, interconnect) the offers share, with the curve and factor it runs on.
