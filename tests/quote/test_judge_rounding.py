@@ -33,3 +33,23 @@ def test_a_limit_judges_every_figure_as_it_is_shown_rounded(limit: float) -> Non
             shown = values if lead is None else values + lead
             expected = cents_array(shown) / 100 <= limit
             assert judge._within(figures, Figure.HOURS_EXPECTED, limit, lead).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("limit", [0.0, 24.0, 384.0, 3.3e12])
+def test_a_row_billed_at_some_cells_judges_as_the_whole_row_past_every_limit_elsewhere(limit: float) -> None:
+    """``judge.BilledAt``: the figures of some cells (the rest left unbilled, past every limit) judge
+    every cell as the whole row does with +inf at the others, with and without a lead before each."""
+    rng = random.Random(repr(limit) + "billed")
+    values = _figures(rng, limit)
+    size = values.size * 3
+    at = np.sort(np.array(rng.sample(range(size), values.size)))
+    whole = np.full(size, np.inf)
+    whole[at] = values
+    before = np.array([rng.choice((0.0, 0.25, 12.0)) for _ in range(size)])
+    with np.errstate(invalid="ignore"):
+        for lead in (None, before):
+            billed = {Figure.HOURS_EXPECTED: judge.BilledAt(at, values, size)}
+            reference = judge._within({Figure.HOURS_EXPECTED: whole}, Figure.HOURS_EXPECTED, limit, lead)
+            found = judge._within(billed, Figure.HOURS_EXPECTED, limit, lead)
+            assert found.tolist() == reference.tolist()
+            assert found[at].any() and not found[np.setdiff1d(np.arange(size), at)].any()

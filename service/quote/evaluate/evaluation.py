@@ -64,6 +64,7 @@ from service.quote.evaluate.figures import (
 )
 from service.quote.evaluate.filters import filter_mask
 from service.quote.evaluate.judge import (
+    BilledAt,
     FigureRows,
     HighWithin,
     judge,
@@ -771,7 +772,7 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
     # cell's high end meets every limit: the bill holds the billed cells' (``_bill``).
     high_figures = _high_figures(job, billed)
     hours_row, cost_row = limit_rows(request)
-    judged_rows: dict[Figure, FloatArray] = {}
+    judged_rows: dict[Figure, FloatArray | BilledAt] = {}
     for rows_read, limit, added in (
         (
             {hours_row, Figure.HOURS_HIGH} if high_figures is None else {hours_row},
@@ -781,10 +782,9 @@ def _limits_pruned(job: _Request) -> Evaluation | None:
         ({cost_row, Figure.COST_HIGH} if high_figures is None else {cost_row}, request.budget_cny, None),
     ):
         for row in rows_read if limit is not None else ():
-            shown = np.full(layout.cells.size, np.inf)
             with unknown_hours():
-                shown[at] = billed.figures[row] if added is None else billed.figures[row] + added
-            judged_rows[row] = shown
+                shown = billed.figures[row] if added is None else billed.figures[row] + added
+            judged_rows[row] = BilledAt(at, shown, layout.cells.size)
     judged = _judged(job, layout, judged_rows, requested, high_figures, lead_added=True)
     runnable, qualifying, used_stale, excluded, high_ok = judged
     qualifying = qualifying[at]

@@ -26,6 +26,7 @@ from service.quote.base.money import cents_array
 from service.quote.evaluate.figures import Figure, unknown_hours
 
 __all__ = [
+    "BilledAt",
     "FigureRows",
     "HighWithin",
     "judge",
@@ -39,9 +40,23 @@ __all__ = [
 # Per limit: its value (None: no such limit), the figure row it judges, its high-end row, and per cell the
 # hours that pass before the figure's (None: none).
 Limits = tuple[tuple[float | None, Figure, Figure, FloatArray | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BilledAt:
+    """A figure row known at some cells alone, past every limit at the others (cells left unbilled
+    because no figure of theirs can meet one): ``values`` at the ascending positions ``at`` of ``size``
+    cells. Judged at those cells alone, it judges every cell as the whole row, +inf elsewhere, would."""
+
+    at: IntArray
+    values: FloatArray
+    size: int
+
+
 # The figures judged, one per cell: an evaluation's ``(Figure, cells)`` block, or the rows a judgment reads
-# by themselves (a deadline reads the expected hours, a budget the cost: ``evaluation._limits_pruned``).
-FigureRows = FloatArray | Mapping[Figure, FloatArray]
+# by themselves (a deadline reads the expected hours, a budget the cost: ``evaluation._limits_pruned``),
+# each whole or known at some cells alone (``BilledAt``).
+FigureRows = FloatArray | Mapping[Figure, FloatArray | BilledAt]
 
 
 def limit_rows(request: QuoteRequest) -> tuple[Figure, Figure]:
@@ -77,7 +92,17 @@ def within_however_shown(upper: FloatArray, limit: float) -> BoolArray:
 def _within(figures: FigureRows, row: Figure, limit: float, before: FloatArray | None = None) -> BoolArray:
     """Cells whose ``row`` figure, as the response shows it, is within ``limit``; ``before``: per cell,
     hours that pass before the figure's (a vendor's lead time), or None."""
-    figure = figures[row] if before is None else figures[row] + before
+    read = figures[row]
+    if isinstance(read, BilledAt):
+        within: BoolArray = np.zeros(read.size, dtype=np.bool_)
+        values = read.values if before is None else read.values + before.take(read.at)
+        within[read.at] = _within_shown(values, limit)
+        return within
+    return _within_shown(read if before is None else read + before, limit)
+
+
+def _within_shown(figure: FloatArray, limit: float) -> BoolArray:
+    """Where ``figure``, as the response shows it, is within ``limit``."""
     # Rounded to hundredths, a figure moves by half a hundredth at most (far less than the band of
     # float error below 1e15): one further than the band from the limit is within it or past it as
     # shown, so only the cells near the limit (or NaN) are rounded.
