@@ -13,11 +13,13 @@ from __future__ import annotations
 import dataclasses
 from functools import cache
 
+import numpy as np
 import pytest
 
 from schemas.quote import QuoteRequest
 from service.quote import FastPaths, QuoteOptions, Snapshot
-from service.quote.evaluate.layout import kept_layouts
+from service.quote.base.memo import footprint
+from service.quote.evaluate.layout import _COLUMNS, kept_layouts
 from service.quote.jobs.independent import RunPlacement
 from service.quote.jobs.serving import ReplicaPlacement
 from tests.quote.factories import MAX_AGE_S, NOW
@@ -100,3 +102,22 @@ def test_placed_jobs_billed_sparsely_answer_what_the_reference_answers(seed: int
     # The comparison reaches the sparse cells: placed jobs' layouts billed cell by cell past their
     # dense counts, with combined plans among them.
     assert sparse_with_plans > len(quoted) // 4
+
+
+def test_one_speed_up_everywhere_is_read_at_every_cell_as_a_gather_reads_it() -> None:
+    """A curve with one speed-up at every count and column (a serving job's 1) is laid out per cell as
+    a view of that float, not gathered: the same values a gather gives at every cell, no bytes kept."""
+    snapshot, _, _ = _case(_SEEDS[0])
+    tables = snapshot.tables
+    checked = 0
+    for _, layout in kept_layouts(tables):
+        for _, scaling in _COLUMNS.of(layout.memos).items():
+            every = np.arange(layout.cells.size)
+            for table in (scaling.expected, np.ones_like(scaling.expected)):
+                shaped = dataclasses.replace(scaling, expected=table)
+                gathered = layout.expected_speedups(shaped, every)  # cell by cell
+                assert np.array_equal(layout.expected_speedups(shaped), gathered, equal_nan=True)
+            ones = dataclasses.replace(scaling, expected=np.ones_like(scaling.expected))
+            assert footprint(layout._gather(ones).dense) == footprint(layout._gather(ones).sparse) == 0
+            checked += 1
+    assert checked >= 2, checked

@@ -163,6 +163,12 @@ class Layout:
         cells one by one (their count column and row's column: a rule's columns place each row)."""
         rows = scaling.code.size
         head = self.dense * rows
+        bits = table.view(np.int64)
+        if bits.size and bool((bits == bits.flat[0]).all()):
+            # One speed-up at every count of every column (a serving job's 1): the same float at every
+            # cell, a view of it rather than a gather (and no bytes kept per cell).
+            one: FloatArray = table.reshape(-1)[:1]
+            return np.broadcast_to(one, (self.dense, rows)), np.broadcast_to(one, (self.cells.size - head,))
         sparse_at = scaling.at(self.cells[head:] // rows, self.cell_offer[head:])
         # No dense count (a subset's cells, each billed on its own): nothing to read every row's column of.
         dense = np.take(table[: self.dense], scaling.code, axis=1) if self.dense else np.empty((0, rows))
