@@ -35,9 +35,13 @@ def _placed_jobs(snapshot: Snapshot) -> list[QuoteRequest]:
     return [request for request in drawn if request.workload.kind in ("serving", "independent")]
 
 
-def _placing_every_layout(monkeypatch: pytest.MonkeyPatch) -> list[tuple[LayoutInputs, Any, Any]]:
-    """Place every layout by kind, however small, and record each one's inputs, cells and result."""
-    monkeypatch.setattr(placing, "_FROM_CELLS", 0)
+def _placing_every_layout(
+    monkeypatch: pytest.MonkeyPatch, pairs: str = "every"
+) -> list[tuple[LayoutInputs, Any, Any]]:
+    """Place every layout by kind, however small, each of its pairs (``pairs`` "every") or those its
+    cells hold ("held"), and record each one's inputs, cells and result."""
+    monkeypatch.setattr(placing, "_FROM_CELLS", 0 if pairs == "every" else 2**62)
+    monkeypatch.setattr(placing, "_PRESENT_FROM_CELLS", 0)
     monkeypatch.setattr(placing, "_PAIR_SHARE", np.inf)
     seen: list[tuple[LayoutInputs, Any, Any]] = []
     original = placing.placed_by_kind
@@ -52,9 +56,10 @@ def _placing_every_layout(monkeypatch: pytest.MonkeyPatch) -> list[tuple[LayoutI
     return seen
 
 
-def test_each_cell_is_placed_as_it_would_be_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("pairs", ["every", "held"])
+def test_each_cell_is_placed_as_it_would_be_alone(pairs: str, monkeypatch: pytest.MonkeyPatch) -> None:
     snapshot = _snapshot()
-    seen = _placing_every_layout(monkeypatch)
+    seen = _placing_every_layout(monkeypatch, pairs)
     answers(snapshot, _placed_jobs(snapshot), _OPTIONS)
     assert len(seen) > 20
     kinds_seen = set()
@@ -67,12 +72,16 @@ def test_each_cell_is_placed_as_it_would_be_alone(monkeypatch: pytest.MonkeyPatc
     assert kinds_seen == {1, 3}  # runs (their cards per run) and replicas (cards, machine, hosts)
 
 
-def test_answers_placed_by_kind_are_the_answers_placed_cell_by_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("pairs", ["every", "held"])
+def test_answers_placed_by_kind_are_the_answers_placed_cell_by_cell(
+    pairs: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     snapshot = _snapshot()
     asked = _placed_jobs(snapshot)
     monkeypatch.setattr(placing, "_FROM_CELLS", 2**62)
+    monkeypatch.setattr(placing, "_PRESENT_FROM_CELLS", 2**62)
     cell_by_cell = answers(snapshot, asked, _OPTIONS)
-    seen = _placing_every_layout(monkeypatch)
+    seen = _placing_every_layout(monkeypatch, pairs)
     by_kind = answers(snapshot, asked, _OPTIONS)
     assert seen
     assert by_kind == cell_by_cell
