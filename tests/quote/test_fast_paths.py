@@ -121,3 +121,18 @@ def test_one_speed_up_everywhere_is_read_at_every_cell_as_a_gather_reads_it() ->
             assert footprint(layout._gather(ones).dense) == footprint(layout._gather(ones).sparse) == 0
             checked += 1
     assert checked >= 2, checked
+
+
+def test_a_layouts_billing_rows_are_its_cells_rows_read_once() -> None:
+    """``Layout.billing_rows``: each cell's units at its row's unit rate, and past the dense counts each
+    cell's row's granule and minimum billed, made once per layout (what every cell's figures read)."""
+    snapshot, _, _ = _case(_SEEDS[0])
+    tables = snapshot.tables
+    for _, layout in kept_layouts(tables):
+        rows = layout.billing_rows(tables)
+        assert layout.billing_rows(tables) is rows
+        rate = layout.units * tables.unit_rate_cny_per_hour.take(layout.cell_offer)
+        assert np.array_equal(rows.hourly_rate, rate, equal_nan=True)
+        past = layout.cell_offer[layout.dense * tables.size :]
+        assert np.array_equal(rows.granularity_hours, tables.granularity_hours.take(past), equal_nan=True)
+        assert np.array_equal(rows.min_billed_hours, tables.min_billed_hours.take(past), equal_nan=True)

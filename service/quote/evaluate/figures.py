@@ -152,10 +152,12 @@ def _bill_expected(
     speedups: GatheredSpeedups,
     rate: FloatArray,
     out: tuple[FloatArray, FloatArray, FloatArray],
+    sparse_terms: tuple[FloatArray, FloatArray] | None = None,
 ) -> None:
     """The expected hours, billed hours and cost of every cell of ``layout`` into ``out`` (each
     ``(cells,)``): the dense counts' whole rows row by row, then the other cells one by one, from the
-    expected one-card and extra hours ``hours_in`` and each cell's hourly ``rate``."""
+    expected one-card and extra hours ``hours_in`` and each cell's hourly ``rate``; ``sparse_terms``:
+    the granule and minimum billed at the other cells (None: read off their rows)."""
     one_card_hours, extra_hours = hours_in
     hours, billed, cost = out
     dense = slice(None, layout.dense * tables.size)
@@ -173,7 +175,10 @@ def _bill_expected(
         offers = layout.cell_offer[sparse]
         extra = None if extra_hours is None else extra_hours.take(offers)
         wall_clock_hours(one_card_hours.take(offers), speedups.sparse, extra, out=hours[sparse])
-        granularity, minimum = tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
+        granularity, minimum = sparse_terms or (
+            tables.granularity_hours.take(offers),
+            tables.min_billed_hours.take(offers),
+        )
         billed_hours(hours[sparse], granularity, minimum, out=billed[sparse])
     np.multiply(billed, rate, out=cost)
 
@@ -192,11 +197,11 @@ def expected_figures(
     if speedups.every_bound is not None:
         raise ValueError("expected_figures bills layouts whose bounds are billed for the quotes alone")
     hours, cost = np.empty(layout.cells.size), np.empty(layout.cells.size)
-    rate = layout.at_cells(tables.unit_rate_cny_per_hour)
-    np.multiply(layout.units, rate, out=rate)
-    # The cost row holds the billed hours until multiplied by the rate: three arrays of a million
-    # cells at 96,000 offers, not five.
-    _bill_expected(tables, layout, hours_in, speedups, rate, (hours, cost, cost))
+    rows = layout.billing_rows(tables)
+    # The cost row holds the billed hours until multiplied by the rate: two arrays of a million cells
+    # at 96,000 offers, the rates and the billing terms read from the layout.
+    terms = (rows.granularity_hours, rows.min_billed_hours)
+    _bill_expected(tables, layout, hours_in, speedups, rows.hourly_rate, (hours, cost, cost), terms)
     keep = None
     if layout.plans is not None:
         keep, plan_cost = price_plans(tables, layout.plans, hours.take(layout.plans.at), cost)
