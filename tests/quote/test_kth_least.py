@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.quote.base.arrays import kth_least
+from service.quote.base.arrays import kth_least, rows_alike
 
 
 @pytest.mark.parametrize("size", [50, 16_385, 120_000, 600_000])
@@ -36,3 +36,23 @@ def test_the_kth_least_key_is_the_full_partitions(size: int) -> None:
         expected = np.partition(keys, k - 1)[k - 1]
         found = kth_least(keys, k)
         assert (np.isnan(expected) and np.isnan(found)) or found == expected, (trial, k)
+
+
+def test_rows_alike_are_those_equal_in_every_column() -> None:
+    """``arrays.rows_alike``: rows in one group exactly when every column holds the same number, groups
+    numbered densely, a row of each; small columns, a column of huge and negative numbers, none."""
+    rng = np.random.default_rng(11)
+    size = 5_000
+    columns = (
+        rng.integers(1, 9, size),
+        rng.choice(np.array([-(2**62), 0, 7, 2**62]), size),
+        rng.integers(0, 600, size),
+    )
+    group, some_row = rows_alike(columns)
+    keys = list(zip(*(column.tolist() for column in columns), strict=True))
+    assert sorted(set(group.tolist())) == list(range(some_row.size))
+    by_key = {key: group[at] for at, key in enumerate(keys)}
+    assert len(by_key) == some_row.size  # one group per distinct row, and alike rows in one group
+    assert all(group[at] == by_key[key] for at, key in enumerate(keys))
+    assert all(group[row] == at for at, row in enumerate(some_row.tolist()))
+    assert [array.size for array in rows_alike(tuple(column[:0] for column in columns))] == [0, 0]

@@ -15,6 +15,7 @@ __all__ = [
     "IntArray",
     "frozen",
     "kth_least",
+    "rows_alike",
     "unique_sorted",
     "whole_positions",
 ]
@@ -83,3 +84,35 @@ def whole_positions(ascending: FloatArray, values: FloatArray) -> IntArray:
     table = np.searchsorted(ascending, np.arange(int(past) + 1, dtype=np.float64), side="left")
     positions: IntArray = table.take(whole)
     return positions
+
+
+def rows_alike(columns: tuple[IntArray, ...]) -> tuple[IntArray, IntArray]:
+    """Rows alike in every one of ``columns`` (whole numbers, one per row): each row's group, numbered
+    densely, and a row of each group. Folded a column at a time through a table of the (group, value)
+    pairs where the values span few numbers (a few passes over the rows, where a sort of them took 3 ms
+    at 96,000), through the column's distinct values (a sort) where they span many."""
+    size = columns[0].size if columns else 0
+    group = np.zeros(size, dtype=np.int64)
+    groups = 1 if size else 0
+    for column in columns:
+        if not size:
+            break
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        if groups * span <= _ALIKE_TABLE_PER_ROW * size:
+            value = column - low
+        else:
+            distinct, value = np.unique(column, return_inverse=True)
+            span, value = distinct.size, value.reshape(-1)
+        pair = group * span + value
+        present = np.zeros(groups * span, dtype=np.bool_)
+        present[pair] = True
+        dense = np.cumsum(present) - 1
+        group, groups = dense.take(pair), int(dense[-1]) + 1
+    some_row = np.empty(groups, dtype=np.int64)
+    some_row[group] = np.arange(size)
+    return group, some_row
+
+
+# ``rows_alike`` folds a column through a table of its (group, value) pairs up to this many per row.
+_ALIKE_TABLE_PER_ROW = 4

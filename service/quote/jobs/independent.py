@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 
 from schemas.quote import QuoteRequest, Range, Task, Workload
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, rows_alike
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
@@ -223,16 +223,9 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         if self.runs is not None:
             most = np.minimum(self.runs, most)
         per_machine = np.maximum(tables.machine_cards[rows].astype(np.int64) // run_cards, 1)
-        # Rows alike by (run cards, runs per machine, most runs), each figure below ``radix``: one
-        # integer key each, grouped by a 1-d unique (a sort of the keys, not of their columns).
-        radix = int(max(run_cards.max(initial=0), per_machine.max(initial=0), most.max(initial=0))) + 1
-        keys = (run_cards * radix + per_machine) * radix + most
-        # One stable sort groups the rows alike; each group's first row (in row order) stands for it.
-        order = np.argsort(keys, kind="stable")
-        ordered = keys.take(order)
-        starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))[: ordered.size]
-        first = order.take(starts)
-        bounds = np.append(starts, ordered.size)
+        # Rows alike by (run cards, runs per machine, most runs) share their totals; a row of each
+        # stands for its group.
+        group, first = rows_alike((run_cards, per_machine, most))
         totals = [
             {at_once * int(cards) for at_once in _default_runs_at_once(int(machine), int(most_runs))}
             for cards, machine, most_runs in zip(
@@ -251,7 +244,7 @@ class RunPlacement(Candidates, frozen=True, gc=False):
         for at, group_totals in enumerate(totals):
             by_group[[position[total] for total in group_totals], at] = True
         group_of = np.full(tables.size, len(totals), dtype=np.int64)
-        group_of[rows.take(order)] = np.repeat(np.arange(len(totals)), np.diff(bounds))
+        group_of[rows] = group
         requested = by_group.take(group_of, axis=1)
         requested[np.searchsorted(counts, by_deadline[met]), rows[met]] = True
         return counts, frozen(requested)
