@@ -43,10 +43,15 @@ def test_rows_alike_are_those_equal_in_every_column() -> None:
     numbered densely, a row of each; small columns, a column of huge and negative numbers, none."""
     rng = np.random.default_rng(11)
     size = 5_000
+    # Few values, huge and negative ones, one value, flags, and two columns of many distinct values
+    # each (their pairs too many for a table).
     columns = (
         rng.integers(1, 9, size),
         rng.choice(np.array([-(2**62), 0, 7, 2**62]), size),
+        np.full(size, 3),
+        rng.random(size) < 0.5,
         rng.integers(0, 600, size),
+        rng.integers(-(2**40), 2**40, size) // 2**31,
     )
     group, some_row = rows_alike(columns)
     keys = list(zip(*(column.tolist() for column in columns), strict=True))

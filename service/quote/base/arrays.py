@@ -86,33 +86,45 @@ def whole_positions(ascending: FloatArray, values: FloatArray) -> IntArray:
     return positions
 
 
-def rows_alike(columns: tuple[IntArray, ...]) -> tuple[IntArray, IntArray]:
-    """Rows alike in every one of ``columns`` (whole numbers, one per row): each row's group, numbered
-    densely, and a row of each group. Folded a column at a time through a table of the (group, value)
-    pairs where the values span few numbers (a few passes over the rows, where a sort of them took 3 ms
-    at 96,000), through the column's distinct values (a sort) where they span many."""
+def rows_alike(columns: tuple[IntArray | BoolArray, ...]) -> tuple[IntArray, IntArray]:
+    """Rows alike in every one of ``columns`` (whole numbers or flags, one per row): each row's group,
+    numbered densely, and a row of each group. Folded a column at a time (a ``unique`` over the stacked
+    columns sorts them as rows: 250 ms at 96,000 rows): each (group, value) pair a group of its own,
+    coded through a table of every pair when that is small, else by a sort of the pairs; a column's
+    values coded by their offset when they span few numbers, else by a sort of its distinct values."""
     size = columns[0].size if columns else 0
     group = np.zeros(size, dtype=np.int64)
     groups = 1 if size else 0
     for column in columns:
-        if not size:
-            break
-        low = int(column.min())
-        span = int(column.max()) - low + 1
-        if groups * span <= _ALIKE_TABLE_PER_ROW * size:
-            value = column - low
-        else:
-            distinct, value = np.unique(column, return_inverse=True)
-            span, value = distinct.size, value.reshape(-1)
+        if not size or column.min() == column.max():
+            continue  # one value splits no group
+        value, span = _value_codes(column, size)
         pair = group * span + value
+        if groups * span > _ALIKE_TABLE_PER_ROW * size:
+            _, inverse = np.unique(pair, return_inverse=True)
+            group = inverse.reshape(-1).astype(np.int64)
+            groups = int(group.max()) + 1
+            continue
         present = np.zeros(groups * span, dtype=np.bool_)
         present[pair] = True
         dense = np.cumsum(present) - 1
         group, groups = dense.take(pair), int(dense[-1]) + 1
     some_row = np.empty(groups, dtype=np.int64)
-    some_row[group] = np.arange(size)
+    some_row[group] = np.arange(size)  # any row of a group stands for it: they are alike
     return group, some_row
 
 
-# ``rows_alike`` folds a column through a table of its (group, value) pairs up to this many per row.
+def _value_codes(column: IntArray | BoolArray, size: int) -> tuple[IntArray, int]:
+    """``column``'s values coded from 0, and how many codes there are."""
+    if column.dtype == np.bool_:
+        return column.astype(np.int64), 2
+    low = int(column.min())
+    span = int(column.max()) - low + 1
+    if span <= _ALIKE_TABLE_PER_ROW * size:
+        return column - low, span
+    distinct, inverse = np.unique(column, return_inverse=True)
+    return inverse.reshape(-1).astype(np.int64), int(distinct.size)
+
+
+# ``rows_alike`` codes through a table of up to this many entries per row.
 _ALIKE_TABLE_PER_ROW = 4
