@@ -18,7 +18,8 @@ throughput is wrk's.
 2. Varied requests at 96,000 offers: the slowest of 200 (target <= 20 ms), from a seeded mix of defaults,
    deadlines, budgets, serving (replicas or tokens/s), named models, data in a city, heavy communication,
    rank by time and by value, independent runs and jobs sized by tokens (``bench/market_requests.py``);
-   p50, p99, the non-200 answers and the slowest request's shape.
+   p50, p99, the non-200 answers and the slowest request's shape. The large catalog's server runs alone
+   for this measure and measure 4, the others stopped after measure 1 (``_memory_store_measures``: why).
 3. Clusters: 300 node-hour offers selling up to 1,024 nodes; the median unique deadline request (target <=
    3 ms), the first quote after start-up, and the snapshot's tables built in-process.
 4. Memory: VmRSS of the serving process and its children at 96,000 offers, before and after the varied
@@ -26,7 +27,7 @@ throughput is wrk's.
 5. Framework share: unique quotes/s at 2,000 offers over the floor's requests/s (target >= 0.15); the
    floor is a bare Litestar ``POST /quote`` under the same granian settings that decodes the body and
    answers a real quote response's bytes (``bench/market_servers.py``). wrk, same connections, best of
-   two alternating rounds each.
+   two alternating rounds each, against a 2,000-offer server started for this measure alone.
 6. Rebuild: over a private ``redis-server`` seeded by ``gpuquote refresh``, quote p99 under steady load
    (one request in flight) while every feed's prices move 5 % (inside the quarantine ratio) and
    ``gpuquote refresh`` runs, from its start until quotes name the new store version, over the p99 before
@@ -80,31 +81,50 @@ def _commit() -> str:
 
 
 def _memory_store_measures(only: set[int], plan: Plan, folder: Path, table: Table, indices: Indices) -> None:
-    """Measures 1, 2, 4 and 5: the catalogs' servers all up at once (so measure 1 alternates between
-    them), each started the way production starts."""
-    sizes = {plan.small_offers: {1, 5}, plan.medium_offers: {1}, plan.large_offers: {1, 2, 4}}
+    """Measures 1, 2, 4 and 5 over embedded-store servers, each started the way production starts: the
+    three catalogs' servers up at once for measure 1 (it alternates between them); then the large one
+    alone for measures 4 and 2, and a small one of its own beside the floor for measure 5. A server idle
+    beside the one measured is no part of production: with the small and medium servers idle beside it,
+    the slowest of the 200 varied requests came out at 113-232 ms in 7 runs of 8 (65 ms in the other),
+    against 47-74 ms in 9 runs alone (p99 67-109 ms in those 7, 43-58 ms alone), though the idle servers
+    took 0.3 % of a CPU and the large one's CPU time for the same requests rose 25 %."""
+    wanted = {plan.small_offers: {1}, plan.medium_offers: {1}, plan.large_offers: {1, 2, 4}}
     with ExitStack() as stack:
-        servers: dict[int, Server] = {}
-        for offers, needed_by in sizes.items():
-            if needed_by & only:
-                progress(f"starting gpuquote serve over {offers:,} offers")
-                catalog = market_catalog(offers)
-                servers[offers] = stack.enter_context(catalog_server(folder / f"offers-{offers}", catalog))
-                table.notes.append(f"start-up with {offers:,} offers: {servers[offers].started_in_s:.1f} s")
-        large = servers.get(plan.large_offers)
+        servers = {
+            offers: _started(stack, folder / f"offers-{offers}", offers, table)
+            for offers, needed_by in wanted.items()
+            if needed_by & only
+        }
         if 1 in only:
             progress("1: unique default quotes, alternating between the catalogs")
-            measure_growth(plan, table, indices, servers)
-        if large is not None and 4 in only:
-            measure_memory(table, "before the varied requests", large)
-        if large is not None and {2, 4} & only:
-            progress("2: varied requests")
-            measure_varied(plan, table, large)
-        if large is not None and 4 in only:
-            measure_memory(table, "after the varied requests", large)
-        if 5 in only:
+            measure_growth(plan, table, indices, {offers: server for offers, (server, _) in servers.items()})
+        for offers, (_, own) in servers.items():
+            if offers != plan.large_offers:
+                own.close()
+        if plan.large_offers in servers:
+            large, _ = servers[plan.large_offers]
+            if 4 in only:
+                measure_memory(table, "before the varied requests", large)
+            if {2, 4} & only:
+                progress("2: varied requests")
+                measure_varied(plan, table, large)
+            if 4 in only:
+                measure_memory(table, "after the varied requests", large)
+    if 5 in only:
+        with ExitStack() as stack:
+            small, _ = _started(stack, folder / f"offers-{plan.small_offers}", plan.small_offers, table)
             progress("5: wrk against the service and the framework floor")
-            measure_framework_share(folder, plan, table, indices, servers[plan.small_offers])
+            measure_framework_share(folder, plan, table, indices, small)
+
+
+def _started(stack: ExitStack, folder: Path, offers: int, table: Table) -> tuple[Server, ExitStack]:
+    """``gpuquote serve`` over a catalog of ``offers`` (its feeds in ``folder``), stopped by the stack it
+    is returned with (closed by ``stack`` at the latest)."""
+    progress(f"starting gpuquote serve over {offers:,} offers")
+    own = stack.enter_context(ExitStack())
+    server = own.enter_context(catalog_server(folder, market_catalog(offers)))
+    table.notes.append(f"start-up with {offers:,} offers: {server.started_in_s:.1f} s")
+    return server, own
 
 
 def run(only: Sequence[int], plan: Plan, folder: Path) -> Table:
