@@ -16,11 +16,15 @@ they would run every later polars call at the lowest priority too.
 Its priority does not keep it off the GIL in the idle moments the loop leaves (waiting for the next
 request), and a request that arrives then waits for the GIL a switch interval before the thread is made
 to give it up: 5 ms by default, a third of a quote at market scale, paid again after each idle moment.
-A process with background threads switches after 0.5 ms instead (``SWITCH_INTERVAL_S``). At 96,000
+A process with background threads switches after 0.1 ms instead (``SWITCH_INTERVAL_S``). At 96,000
 offers on one CPU under a steady load (``bench/market.py`` measure 6), the quote p99 while a snapshot
 was built 31.5-32 ms at 5 ms, 21.3-21.4 ms at 0.5 ms, beside 17-19 ms with nothing built; the build
-then took 72-75 s instead of 46-56 s under that load. A lower priority still (``SCHED_IDLE``) changed
-neither figure.
+then took 72-75 s instead of 46-56 s under that load. Later, with quotes faster (p99 3.8-6.2 ms with
+nothing built), three runs at 0.5 ms alternating with three at 0.1 ms, then two more at 0.1 ms and
+two at 0.05 ms: the p99 from the refresh's end until the new snapshot was served 8.0-10.7 ms at 0.5 ms,
+5.6-7.8 ms at 0.1 ms (5.5-6.3 at 0.05 ms), the new version served 22-25 s after the refresh started at
+0.5 ms, 31-36 s at 0.1 ms (42-46 s at 0.05 ms). A lower
+priority still (``SCHED_IDLE``) changed neither figure.
 
 The price of the priority: under a load that keeps the CPU busy, the work takes longer (the held
 snapshot, whose quotes say how old their prices are, serves meanwhile).
@@ -52,7 +56,7 @@ T = TypeVar("T")
 
 BACKGROUND_NICE = 19
 # Seconds a thread waiting for the GIL lets the thread holding it run before it asks for it.
-SWITCH_INTERVAL_S = 0.0005
+SWITCH_INTERVAL_S = 0.0001
 
 
 class BackgroundThread:
