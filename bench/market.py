@@ -87,7 +87,8 @@ def _memory_store_measures(only: set[int], plan: Plan, folder: Path, table: Tabl
     beside the one measured is no part of production: with the small and medium servers idle beside it,
     the slowest of the 200 varied requests came out at 113-232 ms in 7 runs of 8 (65 ms in the other),
     against 47-74 ms in 9 runs alone (p99 67-109 ms in those 7, 43-58 ms alone), though the idle servers
-    took 0.3 % of a CPU and the large one's CPU time for the same requests rose 25 %."""
+    took 0.3 % of a CPU (in one pair of runs, the large one's own CPU time for the same requests rose 25 %
+    beside them; in a pair where the tail did not rise, it did not)."""
     wanted = {plan.small_offers: {1}, plan.medium_offers: {1}, plan.large_offers: {1, 2, 4}}
     with ExitStack() as stack:
         servers = {
