@@ -23,8 +23,8 @@ then took 72-75 s instead of 46-56 s under that load. Later, with quotes faster 
 nothing built), three runs at 0.5 ms alternating with three at 0.1 ms, then two more at 0.1 ms and
 two at 0.05 ms: the p99 from the refresh's end until the new snapshot was served 8.0-10.7 ms at 0.5 ms,
 5.6-7.8 ms at 0.1 ms (5.5-6.3 at 0.05 ms), the new version served 22-25 s after the refresh started at
-0.5 ms, 31-36 s at 0.1 ms (42-46 s at 0.05 ms). A lower
-priority still (``SCHED_IDLE``) changed neither figure.
+0.5 ms, 31-36 s at 0.1 ms (42-46 s at 0.05 ms). A lower priority still (``SCHED_IDLE``) changed
+neither figure.
 
 The price of the priority: under a load that keeps the CPU busy, the work takes longer (the held
 snapshot, whose quotes say how old their prices are, serves meanwhile).

@@ -125,10 +125,14 @@ class MemoryPriceStore:
         """Drop the histories gone at ``now``, from the one written longest ago up to the first that is
         not (a clock set back can leave a later one gone: ``history`` and ``_record`` pass over it)."""
         history = self._history
-        while history:
-            offer_id = next(iter(history))
-            if not self._expired(history[offer_id], now):
-                return
+        gone = []
+        # One pass of one iterator: a new iterator per deletion would scan every slot deleted before it
+        # (a dict frees its front only when it grows), quadratic when many histories end at once.
+        for offer_id, held in history.items():
+            if not self._expired(held, now):
+                break
+            gone.append(offer_id)
+        for offer_id in gone:
             del history[offer_id]
 
     async def history(self, offer_id: str, *, limit: int = 100) -> list[PriceChange]:
