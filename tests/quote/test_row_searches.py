@@ -4,6 +4,7 @@
   searched past them;
 - ``base.arrays.whole_positions``: the counts below each row's fewest cards (or at its replicas' cards),
   read from a table of whole numbers of cards, searched for anything else (fractions, below zero);
+- ``base.arrays.set_per_row``: each row's flags set over its counts, summed in 32 bits;
 - ``layout._by_row``: where each row's cells start, counted rather than searched;
 - ``Layout.plan_cells``: the combined plans' cells with their products, marked rather than sorted.
 """
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 from service.quote import FastPaths, QuoteOptions
-from service.quote.base.arrays import whole_positions
+from service.quote.base.arrays import Side, set_per_row, whole_positions
 from service.quote.evaluate import layout, row_judge
 from tests.quote.factories import MAX_AGE_S, NOW
 from tests.quote.seeded import answers, catalog, requests
@@ -67,9 +68,10 @@ def test_cells_below_a_count_are_those_a_search_finds(counts: int) -> None:
         [1.0, 1e9],  # too large for a table: searched
     ],
 )
-def test_positions_of_whole_numbers_are_a_searchs(ascending: list[float]) -> None:
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_positions_of_whole_numbers_are_a_searchs(ascending: list[float], side: Side) -> None:
     """Whole numbers (past the largest too, infinite, NaN) from the table; fractions and negative numbers
-    searched: every answer ``np.searchsorted``'s."""
+    searched: every answer ``np.searchsorted``'s, from either side."""
     cards = np.array(ascending)
     whole = np.array([1.0, 2.0, 5.0, 7.0, 8.0, 9.0, 32.0, 33.0, 500.0, np.inf, 0.0])
     for values in (
@@ -82,9 +84,19 @@ def test_positions_of_whole_numbers_are_a_searchs(ascending: list[float]) -> Non
         np.full(3, np.nan),
         np.empty(0),
     ):
-        found = whole_positions(cards, values)
-        assert np.array_equal(found, np.searchsorted(cards, values, side="left"))
+        found = whole_positions(cards, values, side=side)
+        assert np.array_equal(found, np.searchsorted(cards, values, side=side))
         assert found.dtype == np.intp
+
+
+def test_flags_set_per_row_are_what_count_nonzero_counts() -> None:
+    rng = np.random.default_rng(8)
+    for counts, rows, share in ((1, 5, 0.5), (15, 3_000, 0.3), (300, 40, 0.9), (4, 0, 0.5), (0, 6, 0.5)):
+        flags = rng.random((counts, rows)) < share
+        for grid in (flags, flags[:, : rows // 2], np.asfortranarray(flags)):
+            found = set_per_row(grid)
+            assert found.dtype == np.float64
+            assert np.array_equal(found, np.count_nonzero(grid, axis=0).astype(np.float64))
 
 
 def test_each_rows_cells_start_where_a_search_finds_them() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +16,7 @@ __all__ = [
     "frozen",
     "kth_least",
     "rows_alike",
+    "set_per_row",
     "unique_sorted",
     "whole_positions",
 ]
@@ -63,25 +64,35 @@ def kth_least(values: FloatArray, k: int) -> float:
     return float(np.partition(values, k - 1)[k - 1])
 
 
+def set_per_row(flags: BoolArray) -> FloatArray:
+    """Per row of a ``(counts, rows)`` grid of flags, how many of its counts are set, as floats (the same whole
+    numbers ``np.count_nonzero(flags, axis=0)`` gives: it sums in 64 bits, 0.6 ms over 15 counts of
+    96,000 rows; 32 bits, 0.25 ms, hold any grid's counts)."""
+    counted: FloatArray = flags.sum(axis=0, dtype=np.int32).astype(np.float64)
+    return counted
+
+
+Side = Literal["left", "right"]
+
 # The largest whole number ``whole_positions`` keeps a table up to (a count of cards is at most 1,024).
 _WHOLE_TABLE_MAX = 1 << 16
 
 
-def whole_positions(ascending: FloatArray, values: FloatArray) -> IntArray:
-    """``np.searchsorted(ascending, values)`` (side "left") where ``values`` are whole numbers or NaN, as a
+def whole_positions(ascending: FloatArray, values: FloatArray, side: Side = "left") -> IntArray:
+    """``np.searchsorted(ascending, values, side=side)`` where ``values`` are whole numbers or NaN, as a
     row's cards are: read from a table of every whole number up to past the largest of ``ascending``
     (a binary search per value costs several times more at 100,000 rows); searched for anything else."""
     top = float(ascending[-1]) if ascending.size else math.nan
     if not top < _WHOLE_TABLE_MAX:  # NaN too (no ascending values): nothing to read a table of
-        return np.searchsorted(ascending, values, side="left")
+        return np.searchsorted(ascending, values, side=side)
     past = math.floor(top) + 1.0
     capped = np.fmin(values, past)  # a value past the largest, or NaN (sorted last), finds every one
     if not capped.min(initial=past) >= 0.0:
-        return np.searchsorted(ascending, values, side="left")
+        return np.searchsorted(ascending, values, side=side)
     whole = capped.astype(np.int64)
     if not np.array_equal(whole, capped):
-        return np.searchsorted(ascending, values, side="left")
-    table = np.searchsorted(ascending, np.arange(int(past) + 1, dtype=np.float64), side="left")
+        return np.searchsorted(ascending, values, side=side)
+    table = np.searchsorted(ascending, np.arange(int(past) + 1, dtype=np.float64), side=side)
     positions: IntArray = table.take(whole)
     return positions
 

@@ -219,7 +219,7 @@ def _most_at(layout: Layout, tables: OfferTables) -> IntArray:
         most_cards = np.minimum(
             np.minimum(tables.max_units, tables.most_units) * tables.unit_cards, tables.available_cards
         )
-        return frozen(np.searchsorted(layout.cards, most_cards, side="right") - 1)
+        return frozen(whole_positions(layout.cards, most_cards, side="right") - 1)
 
     return _MOST_AT.of(layout.memos).get(0, find)
 
@@ -245,7 +245,7 @@ def placed_row_speedups(cards: FloatArray, tables: OfferTables, scaling: Scaling
     no speed-up (fewer cards than one run takes: never placed) is left out of both bounds, where one
     rental's rule (``row_speedups``) would carry its NaN to every count below the next."""
     most_cards = np.minimum(tables.most_units * tables.unit_cards, tables.available_cards)
-    most_at = np.searchsorted(cards, most_cards, side="right") - 1
+    most_at = whole_positions(cards, most_cards, side="right") - 1
     return _speedups_at(cards, tables, scaling, most_at, skip_unknown=True)
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.quote import Excluded
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, whole_positions
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, set_per_row, whole_positions
 from service.quote.base.memo import MemoSlot
 from service.quote.evaluate.layout import Layout
 from service.quote.model.tables import OfferTables
@@ -180,8 +180,8 @@ def grid_cells_per_row(grid: tuple[BoolArray, BoolArray], rows: int) -> tuple[Fl
     need, worked out once per grid."""
     requested = grid[0][:, :rows]
     return (
-        np.count_nonzero(requested, axis=0).astype(np.float64),
-        np.count_nonzero(requested & grid[1][:, :rows], axis=0).astype(np.float64),
+        set_per_row(requested),
+        set_per_row(requested & grid[1][:, :rows]),
     )
 
 
@@ -205,8 +205,8 @@ def grid_row_counts(
         requested = grid[0][:, :rows]
         supplied = requested & grid[1][:, :rows]
         below = layout.cards[:, None] < fewest_cards[:rows]
-        requested_below = np.count_nonzero(requested & below, axis=0).astype(np.float64)
-        supplied_below = np.count_nonzero(supplied & below, axis=0).astype(np.float64)
+        requested_below = set_per_row(requested & below)
+        supplied_below = set_per_row(supplied & below)
     counts = (per_row[0], per_row[1], requested_below, supplied_below)
     one_card = (grid[1][layout.one_card_column], grid[2])
     return _counted(layout, tables, holding, (counts, one_card), _plan_rows_cells(layout, tables))
