@@ -101,10 +101,11 @@ def measure_varied(plan: Plan, table: Table, server: Server) -> None:
     table.notes.append(f"2: ms by shape, slowest/median: {cells}")
 
 
-def measure_memory(table: Table, when: str, server: Server) -> None:
+def measure_memory(table: Table, when: str, server: Server, *, target: bool = True) -> None:
     """Measure 4: VmRSS of the server's process tree (granian's main process and its worker)."""
     rss_mb, processes = tree_rss_mb(server.pid)
-    table.add("4", f"server RSS {when} ({processes} processes)", f"{rss_mb:,.0f} MB", "<= 300 MB")
+    what = f"server RSS {when} ({processes} processes)" if target else when
+    table.add("4", what, f"{rss_mb:,.0f} MB", *(("<= 300 MB",) if target else ()))
 
 
 def _rate_row(table: Table, name: str, load: Load, plan: Plan) -> None:
