@@ -34,7 +34,6 @@ their own hours: 17.14 h at hourly granularity bills 18 h.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import msgspec
 import numpy as np
@@ -57,8 +56,9 @@ BILLING_TOLERANCE = 1e-6
 """A millionth of a billing unit: well above float noise, far below anything a vendor bills."""
 
 
-@dataclass(frozen=True, slots=True)
-class BillingTerms:
+# A struct, not a frozen dataclass: a snapshot makes one per offer (96,000: about 150 ms of setattr per
+# field, and 16 bytes more each for the collector's header, which nothing in these needs).
+class BillingTerms(msgspec.Struct, frozen=True, gc=False):
     """An offer's pricing reduced to the one billing rule above."""
 
     unit_cards: int

@@ -24,6 +24,7 @@ reference GPU, each request shape's job-independent evaluation arrays, a returne
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -128,22 +129,34 @@ def _floats(values: Sequence[float]) -> FloatArray:
     return frozen(np.array(values, dtype=np.float64))
 
 
-def _cheapest_card_hour(offers: Sequence[Offer], key_of: dict[int, tuple[str, ...]]) -> IntArray:
-    """For each offer, the index of the cheapest card-hour offer sharing its key, or ``NO_OFFER``."""
-    best: dict[tuple[str, ...], tuple[float, str, int]] = {}
-    for index, offer in enumerate(offers):
-        rate = rule_of(offer.pricing).card_hour_rate(offer.pricing)
-        if rate is not None:
-            candidate = (rate.cny_per_card_hour, offer.id, index)
-            key = key_of[index]
-            if key not in best or candidate < best[key]:
-                best[key] = candidate
-    return frozen(
-        np.array(
-            [best[key_of[i]][2] if key_of[i] in best else NO_OFFER for i in range(len(offers))],
-            dtype=np.int64,
-        )
+def _card_hour_rates(offers: Sequence[Offer]) -> FloatArray:
+    """Each offer's price per card-hour, NaN where it is not priced per card-hour (a positive rate
+    otherwise: the schema's)."""
+    rates = [rule_of(offer.pricing).card_hour_rate(offer.pricing) for offer in offers]
+    return np.array(
+        [math.nan if rate is None else rate.cny_per_card_hour for rate in rates], dtype=np.float64
     )
+
+
+def _cheapest_card_hour(rates: FloatArray, key: IntArray, id_order: IntArray) -> IntArray:
+    """For each offer, the index of the cheapest card-hour offer (``rates``) sharing its ``key`` (codes),
+    the first by id among equal rates (``id_order``: the ids' ranks), or ``NO_OFFER``: one sort of the
+    offers priced per card-hour by key, rate and id, the first of each key kept (a comparison per offer
+    in Python, for this table and the market's, took 175 ms at 96,000 offers; these and the rates, 39)."""
+    priced = np.flatnonzero(~np.isnan(rates))
+    order = priced.take(np.lexsort((id_order.take(priced), rates.take(priced), key.take(priced))))
+    sorted_keys = key.take(order)
+    first = np.ones(order.size, dtype=np.bool_)
+    np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+    cheapest = np.full(int(key.max(initial=-1)) + 1, NO_OFFER, dtype=np.int64)
+    cheapest[sorted_keys[first]] = order[first]
+    found: IntArray = cheapest.take(key)
+    return frozen(found)
+
+
+def _with_no_plans(found: IntArray, plans: Sequence[object]) -> IntArray:
+    """``found`` for the offers, and ``NO_OFFER`` for each combined plan's row after them."""
+    return frozen(np.concatenate([found, np.full(len(plans), NO_OFFER, dtype=np.int64)]))
 
 
 def _stock(offer: Offer) -> float:
@@ -251,8 +264,9 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     row_ids = [offer.id for offer in real_offers] + plan_ids
     id_rank = {offer_id: rank for rank, offer_id in enumerate(sorted(row_ids))}
     kinds = [KIND_CODES[pricing_kind(offer.pricing)] for offer in real_offers] + [MIXED_CODE] * len(plans)
-    parts = [(index,) for index in range(len(real_offers))] + [plan.rows for plan in plans]
-    no_reference = [NO_OFFER] * len(plans)
+    real = len(real_offers)
+    id_order = frozen(np.array([id_rank[row_id] for row_id in row_ids], dtype=np.int64))
+    rates = _card_hour_rates(real_offers)
     machine_cards = _floats([term.machine_cards for term in terms])
     scaling_keys, scaling_code = column_keys(machine_cards, [offer.interconnect for offer in offers])
     scaling_order = np.argsort(scaling_code, kind="stable")
@@ -283,7 +297,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
         vendor_code=vendor_code,
         kind_code=frozen(np.array(kinds, dtype=np.int64)),
         machine_code=frozen(np.array([machine_index[term.machine_cards] for term in terms], dtype=np.int64)),
-        id_order=frozen(np.array([id_rank[row_id] for row_id in row_ids], dtype=np.int64)),
+        id_order=id_order,
         unit_cards=_floats([term.unit_cards for term in terms]),
         min_units=_floats([term.min_units for term in terms]),
         max_units=_floats([term.max_units for term in terms]),
@@ -300,31 +314,27 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
                 for offer in offers
             ]
         ),
-        available_cards=_floats([min(_stock(real_offers[i]) for i in rows) for rows in parts]),
+        available_cards=_floats(
+            [_stock(offer) for offer in real_offers]
+            + [min(_stock(real_offers[i]) for i in plan.rows) for plan in plans]
+        ),
         most_units=_floats([term.most_units for term in terms]),
         gpu_memory_gb=_floats([offer.gpu_memory_gb for offer in offers]),
-        fetched_at_s=_floats([min(real_offers[i].fetched_at.timestamp() for i in rows) for rows in parts]),
-        lead_time_h=_floats([max(real_offers[i].lead_time_h or 0.0 for i in rows) for rows in parts]),
-        same_vendor_card_hour=frozen(
-            np.concatenate(
-                [
-                    _cheapest_card_hour(
-                        real_offers, {i: (offer.vendor, offer.gpu) for i, offer in enumerate(real_offers)}
-                    ),
-                    np.array(no_reference, dtype=np.int64),
-                ]
-            )
+        fetched_at_s=_floats(
+            [offer.fetched_at.timestamp() for offer in real_offers]
+            + [min(real_offers[i].fetched_at.timestamp() for i in plan.rows) for plan in plans]
         ),
-        market_card_hour=frozen(
-            np.concatenate(
-                [
-                    _cheapest_card_hour(
-                        real_offers, {i: (offer.gpu,) for i, offer in enumerate(real_offers)}
-                    ),
-                    np.array(no_reference, dtype=np.int64),
-                ]
-            )
+        lead_time_h=_floats(
+            [offer.lead_time_h or 0.0 for offer in real_offers]
+            + [max(real_offers[i].lead_time_h or 0.0 for i in plan.rows) for plan in plans]
         ),
+        same_vendor_card_hour=_with_no_plans(
+            _cheapest_card_hour(
+                rates, vendor_code[:real] * len(gpu_names) + gpu_code[:real], id_order[:real]
+            ),
+            plans,
+        ),
+        market_card_hour=_with_no_plans(_cheapest_card_hour(rates, gpu_code[:real], id_order[:real]), plans),
         scaling_keys=scaling_keys,
         scaling_code=frozen(scaling_code),
         scaling_order=frozen(scaling_order),

@@ -7,8 +7,9 @@ tables (``MIXED_CODE`` is a combined plan's row, ``model.plans``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
+
+import msgspec
 
 from schemas.offer import Offer, Pricing, PricingKind
 from service.quote.model.billing import BillingTerms
@@ -56,4 +57,4 @@ def rule_of(pricing: Pricing) -> PricingRule[Pricing]:
 def offer_terms(offer: Offer) -> BillingTerms:
     """The terms ``offer`` bills by: its pricing kind's, and whether it is spot capacity (interruptible)."""
     terms = rule_of(offer.pricing).terms(offer.pricing)
-    return dataclasses.replace(terms, interruptible=True) if offer.spot else terms
+    return msgspec.structs.replace(terms, interruptible=True) if offer.spot else terms
