@@ -300,54 +300,60 @@ class PlanArrays:
     @classmethod
     def build(cls, rows: Sequence[PlanRow]) -> PlanArrays:
         plans = [plan for row in rows for plan in row.plans]
-        starts: list[int] = []
-        pairs: list[tuple[MixedPlan, float, float]] = []
-        cover_cost: list[float] = []
-        for plan in plans:
-            starts.append(len(pairs))
-            covered = sorted((_covered(plan, counts) for counts in plan.combos), key=lambda pair: pair[0])
-            assert all(hours.is_integer() for hours, _ in covered)  # whole periods of whole hours
-            pairs.extend((plan, *pair) for pair in covered)
-            suffix = [math.inf]
-            for _, cost in reversed(covered):
-                suffix.append(min(suffix[-1], cost))
-            cover_cost.extend(reversed(suffix))
-
-        def floats(values: Sequence[float]) -> FloatArray:
-            return np.array(values, dtype=np.float64)
-
-        pair_plan = np.repeat(np.arange(len(plans)), [len(plan.combos) for plan in plans])
-        pair_hours = floats([hours for _, hours, _ in pairs])
-        terms = [
-            (
-                hours,
-                cost,
-                plan.packages[plan.best].period_hours,
-                plan.packages[plan.best].cny_per_period,
-                plan.cny_per_card_hour,
-                plan.granularity_hours,
-                plan.min_billed_hours,
-                plan.unit_cards,
-            )
-            for plan, hours, cost in pairs
-        ]
-        has_hourly = np.array([plan.hourly_row is not None for plan, _, _ in pairs], dtype=np.bool_)
+        listed = [_listed(plan) for plan in plans]
+        sizes = [hours.size for hours, _, _ in listed]
+        pair_plan = np.repeat(np.arange(len(plans)), sizes)
+        pair_hours = np.concatenate([hours for hours, _, _ in listed]) if listed else np.empty(0)
+        has_hourly = np.repeat(
+            np.array([plan.hourly_row is not None for plan in plans], dtype=np.bool_), sizes
+        )
         width = max((len(row.rows) for row in rows), default=1)
         return cls(
-            starts=np.array(starts, dtype=np.int64),
+            starts=(np.cumsum([0, *sizes])[:-1]).astype(np.int64),
             pair_plan=pair_plan,
-            terms=np.array(terms, dtype=np.float64).reshape(len(pairs), len(PairTerm)).T.copy(),
+            terms=np.concatenate([terms for _, _, terms in listed], axis=1)
+            if listed
+            else np.empty((len(PairTerm), 0)),
             has_hourly=has_hourly,
             every_hourly=bool(has_hourly.all()),
             part_rows=np.array(
                 [[row.rows[min(i, len(row.rows) - 1)] for i in range(width)] for row in rows], dtype=np.int64
             ).reshape(len(rows), width),
             pair_key=pair_plan * PAIR_KEY_SPAN + pair_hours,
-            cover_cost=floats(cover_cost),
-            plan_unit_cards=floats([plan.unit_cards for plan in plans]),
+            cover_cost=np.concatenate([cover for _, cover, _ in listed]) if listed else np.empty(0),
+            plan_unit_cards=np.array([plan.unit_cards for plan in plans], dtype=np.float64),
             row_first=np.cumsum([0, *(len(row.plans) for row in rows)])[:-1].astype(np.int64),
             row_plans=np.array([len(row.plans) for row in rows], dtype=np.int64),
         )
+
+
+def _listed(plan: MixedPlan) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """A plan's combinations by the hours they cover (ascending; as listed where equal): those hours, the
+    least cost of covering at least each (and +inf past the last: one more entry), and their
+    ``PairTerm`` rows. Worked out a package at a time over every combination, in ``_covered``'s order of
+    operations, so the same floats (a combination at a time took most of a snapshot's plan tables)."""
+    counts = np.array(plan.combos, dtype=np.float64).reshape(len(plan.combos), len(plan.packages))
+    hours, cost = np.zeros(len(plan.combos)), np.zeros(len(plan.combos))
+    for at, package in enumerate(plan.packages):
+        hours = hours + counts[:, at] * package.period_hours
+        cost = cost + counts[:, at] * package.cny_per_period
+    order = np.argsort(hours, kind="stable")
+    hours, cost = hours.take(order), cost.take(order)
+    assert bool((hours == np.floor(hours)).all())  # whole periods of whole hours
+    cover = np.append(np.minimum.accumulate(cost[::-1])[::-1], math.inf)
+    best = plan.packages[plan.best]
+    constants = (
+        best.period_hours,
+        best.cny_per_period,
+        plan.cny_per_card_hour,
+        plan.granularity_hours,
+        plan.min_billed_hours,
+        plan.unit_cards,
+    )
+    terms = np.empty((len(PairTerm), hours.size))
+    terms[0], terms[1] = hours, cost
+    terms[2:] = np.array(constants, dtype=np.float64)[:, None]
+    return hours, cover, terms
 
 
 def _covered(plan: MixedPlan, counts: Sequence[int]) -> tuple[float, float]:
