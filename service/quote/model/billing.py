@@ -56,8 +56,9 @@ BILLING_TOLERANCE = 1e-6
 """A millionth of a billing unit: well above float noise, far below anything a vendor bills."""
 
 
-# A struct, not a frozen dataclass: a snapshot makes one per offer (96,000: about 150 ms of setattr per
-# field, and 16 bytes more each for the collector's header, which nothing in these needs).
+# A struct, not a frozen dataclass: a snapshot makes one per offer, and a frozen dataclass sets each field
+# through object.__setattr__ (every offer's terms at 96,000 offers: 250 ms so, 40 ms as structs), and
+# carries the collector's header, which nothing this holds needs.
 class BillingTerms(msgspec.Struct, frozen=True, gc=False):
     """An offer's pricing reduced to the one billing rule above."""
 
