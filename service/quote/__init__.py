@@ -19,7 +19,7 @@ Floors, each importing only the ones below it (``docs/engine.md``)::
 
 from service.quote.base.money import format_cny
 from service.quote.base.paths import FastPaths
-from service.quote.engine import QuoteOptions, build_quote
+from service.quote.engine import QuoteOptions, build_quote, prepare_snapshot
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote.model.interruptions import DEFAULT_GPU_HOURS_BETWEEN_FAILURES
 from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
@@ -37,5 +37,6 @@ __all__ = [
     "format_cny",
     "hours_text",
     "join_text",
+    "prepare_snapshot",
     "text",
 ]

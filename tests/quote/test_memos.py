@@ -9,7 +9,7 @@ import msgspec
 import numpy as np
 
 from schemas.quote import QuoteRequest, Workload
-from service.quote import QuoteOptions, build_quote
+from service.quote import QuoteOptions, build_quote, prepare_snapshot
 from service.quote.base import BoundedMemo, Memos, MemoSlot
 from service.quote.base.memo import footprint, holds_no_arrays
 from service.quote.model.scaling import ScalingColumn, ScalingColumns, ScalingCurve
@@ -155,3 +155,33 @@ def test_an_answer_does_not_depend_on_what_the_response_before_it_wrote() -> Non
     alone = msgspec.json.encode(build_quote(catalog(9), second, options=OPTIONS))
     build_quote(snapshot, first, options=OPTIONS)
     assert msgspec.json.encode(build_quote(snapshot, second, options=OPTIONS)) == alone
+
+
+_KINDS_SHARED = ("placement kinds", "followed placement kinds", "deadline row kinds")
+# A serving job, independent runs and a deadline: the jobs that read the rows' kinds a snapshot prepares.
+_KINDS_READERS = (
+    QuoteRequest(workload=Workload(kind="serving", hours=100, model_params_b=70, replicas=2)),
+    QuoteRequest(workload=Workload(kind="independent", gpu_hours=400, runs=16, cards_per_run=2)),
+    QuoteRequest(workload=Workload(gpu_hours=900), deadline_hours=30),
+)
+
+
+def test_a_prepared_snapshot_holds_the_kinds_placed_and_deadline_jobs_read() -> None:
+    """``prepare_snapshot`` makes the rows' kinds those jobs read, once; they then make none, and answer
+    what they answer on a snapshot that was not prepared (which makes each on its first reader)."""
+    prepared, plain = catalog(17, 3_000), catalog(17, 3_000)
+    prepare_snapshot(prepared)
+    assert {name: prepared.tables.memos.stats()[name] for name in _KINDS_SHARED} == dict.fromkeys(
+        _KINDS_SHARED, (1, 1)
+    )
+    ours, theirs = (
+        answers(prepared, list(_KINDS_READERS), OPTIONS),
+        answers(plain, list(_KINDS_READERS), OPTIONS),
+    )
+    assert ours == theirs
+    assert {name: prepared.tables.memos.stats()[name] for name in _KINDS_SHARED} == dict.fromkeys(
+        _KINDS_SHARED, (1, 1)
+    )
+    assert {name: plain.tables.memos.stats().get(name) for name in _KINDS_SHARED} == dict.fromkeys(
+        _KINDS_SHARED, (1, 1)
+    )

@@ -30,10 +30,10 @@ import numpy as np
 from service.quote.base.arrays import ArrayT, BoolArray, FloatArray, IntArray, frozen, rows_alike
 from service.quote.base.memo import MemoSlot
 from service.quote.jobs import LayoutInputs, RowsAt
-from service.quote.jobs.base import every_row
+from service.quote.jobs.base import MEMORY_FOLLOWS, every_row
 from service.quote.model.tables import OfferTables
 
-__all__ = ["PLACEMENT_COLUMNS", "placed_by_kind", "placed_everywhere"]
+__all__ = ["PLACEMENT_COLUMNS", "placed_by_kind", "placed_everywhere", "prepare_kinds"]
 
 # The offer tables' columns a placement reads (besides the job's own ``placement_rows``).
 PLACEMENT_COLUMNS = (
@@ -112,6 +112,21 @@ def _row_kinds(
     return kinds
 
 
+def _followed_kinds(tables: OfferTables, table: _Kinds, follows: tuple[str, ...]) -> _Kinds:
+    """``table``'s kinds split by the tables' columns ``follows``, once per snapshot."""
+    return _FOLLOWED_KINDS.of(tables.memos).get(
+        follows, lambda: _kinds(table, [_bits(getattr(tables, name)) for name in follows])
+    )
+
+
+def prepare_kinds(tables: OfferTables) -> None:
+    """Make the rows' kinds every placed job on ``tables`` reads (``_row_kinds``: by the placement columns,
+    and by what serving replicas and independent runs follow from), kept on the tables, so the first such
+    request does not (about 50 ms at 96,000 offers)."""
+    table = _TABLE_KINDS.of(tables.memos).get(0, lambda: _table_kinds(tables))
+    _followed_kinds(tables, table, MEMORY_FOLLOWS)
+
+
 def _followed(
     tables: OfferTables, table: _Kinds, job_rows: tuple[np.ndarray, ...], follows: tuple[str, ...]
 ) -> _Kinds | None:
@@ -123,9 +138,7 @@ def _followed(
     some array does not follow from those columns (a row differs from its finer kind's)."""
     if not follows:
         return None
-    finer = _FOLLOWED_KINDS.of(tables.memos).get(
-        follows, lambda: _kinds(table, [_bits(getattr(tables, name)) for name in follows])
-    )
+    finer = _followed_kinds(tables, table, follows)
     # Each finer kind's merged kind, coded densely column by column: (kind so far, value) pairs.
     merged: IntArray = table.code.take(finer.first)
     for values in job_rows:

@@ -37,6 +37,7 @@ from service.quote.model.tables import OfferTables
 from service.quote.model.throughput import Throughput
 
 __all__ = [
+    "MEMORY_FOLLOWS",
     "ArrayKey",
     "AskedFor",
     "CandidateRows",
@@ -138,6 +139,11 @@ class LayoutInputs(msgspec.Struct, frozen=True):
     # The tables' columns ``placement_rows`` follow from (with the placement columns): a hint, checked
     # where it is read (``evaluate.placing``)
     placement_follows: tuple[str, ...] = ()
+
+
+# What a serving replica's or an independent run's cards follow from: a row's GPU memory (with the
+# machine and rental columns a placement reads already).
+MEMORY_FOLLOWS: tuple[str, ...] = ("gpu_memory_gb",)
 
 
 class Candidates(msgspec.Struct, frozen=True, gc=False):

@@ -27,7 +27,7 @@ from service.quote.base.memo import MemoSlot, kept_by_identity, memoized
 from service.quote.model.scaling import ScalingColumn, ScalingColumns
 from service.quote.model.tables import OfferTables
 
-__all__ = ["SpeedupBound", "fewest_meeting_deadline"]
+__all__ = ["SpeedupBound", "fewest_meeting_deadline", "prepare_row_kinds"]
 
 SpeedupBound = Literal["expected", "low"]
 """Which speed-up a deadline is met on: the expected one, or the low one (the high end's hours)."""
@@ -203,13 +203,22 @@ def _reached_by_kind(
     job gives no row another column), worked out once per snapshot."""
     if scaling.code is not tables.scaling_code:
         return None
-    kinds = _KINDS.of(tables.memos).get(0, lambda: _kinds(tables))
-    of_row, first_row, starts = kinds
+    of_row, first_row, starts = _row_kinds(tables)
     needed_by_kind = needed.take(first_row)
     if not _same(needed_by_kind.take(of_row), needed):
         return None
     reached: IntArray = _search_columns(needed_by_kind, starts, lookup).take(of_row)
     return reached
+
+
+def _row_kinds(tables: OfferTables) -> tuple[IntArray, IntArray, list[int]]:
+    return _KINDS.of(tables.memos).get(0, lambda: _kinds(tables))
+
+
+def prepare_row_kinds(tables: OfferTables) -> None:
+    """Make the rows' kinds every deadline on ``tables`` reads (``_reached_by_kind``), kept on the tables,
+    so the first deadline request does not (5 to 19 ms at 96,000 offers)."""
+    _row_kinds(tables)
 
 
 def _same(values: FloatArray, others: FloatArray) -> bool:

@@ -32,6 +32,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, r
 from service.quote.base.memo import MemoSlot
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
+    MEMORY_FOLLOWS,
     ArrayKey,
     AskedFor,
     CandidateRows,
@@ -206,7 +207,7 @@ class RunPlacement(Candidates, frozen=True, gc=False):
             placement=placement,
             placement_rows=(per_run,),
             # A run's cards are the caller's, or follow from the row's GPU memory (``cards_per_run``).
-            placement_follows=("gpu_memory_gb",),
+            placement_follows=MEMORY_FOLLOWS,
         )
 
     def _default_candidates(

@@ -29,6 +29,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, frozen, whole_posit
 from service.quote.base.memo import MemoSlot, kept_by_identity
 from service.quote.base.paths import FastPaths
 from service.quote.jobs.base import (
+    MEMORY_FOLLOWS,
     ArrayKey,
     AskedFor,
     CandidateRows,
@@ -199,13 +200,8 @@ def serving_candidates(
         requested=requested,
         placement=functools.partial(placed_replicas, tables, layout),
         placement_rows=(layout.replica_cards, layout.within_machine, layout.hosts),
-        placement_follows=_FOLLOWS,
+        placement_follows=MEMORY_FOLLOWS,
     )
-
-
-# A replica's cards follow from the memory need's fewest cards, which follow from a row's GPU memory, and
-# from the machine and rental columns the placement reads already (``_serving_layout``).
-_FOLLOWS = ("gpu_memory_gb",)
 
 
 def _at_least(
