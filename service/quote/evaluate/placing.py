@@ -88,6 +88,10 @@ def _table_kinds(tables: OfferTables) -> _Kinds:
 _TABLE_KINDS: MemoSlot[int, _Kinds] = MemoSlot("placement kinds", size=1)
 
 
+def _kinds_of_table(tables: OfferTables) -> _Kinds:
+    return _TABLE_KINDS.of(tables.memos).get(0, lambda: _table_kinds(tables))
+
+
 def _row_kinds(
     tables: OfferTables, job_rows: tuple[np.ndarray, ...], follows: tuple[str, ...] = ()
 ) -> _Kinds:
@@ -96,7 +100,7 @@ def _row_kinds(
     cards: ``jobs.serving.serving_layout``), with the arrays, so their ids are not reused meanwhile.
     New arrays that follow from the tables' columns ``follows`` (``LayoutInputs.placement_follows``)
     are folded over one row of each kind those columns make, not over every row (``_followed``)."""
-    table = _TABLE_KINDS.of(tables.memos).get(0, lambda: _table_kinds(tables))
+    table = _kinds_of_table(tables)
     kept = None
     key = tuple(id(values) for values in job_rows)
     if not any(values.flags.writeable for values in job_rows):
@@ -123,8 +127,7 @@ def prepare_kinds(tables: OfferTables) -> None:
     """Make the rows' kinds every placed job on ``tables`` reads (``_row_kinds``: by the placement columns,
     and by what serving replicas and independent runs follow from), kept on the tables, so the first such
     request does not (about 50 ms at 96,000 offers)."""
-    table = _TABLE_KINDS.of(tables.memos).get(0, lambda: _table_kinds(tables))
-    _followed_kinds(tables, table, MEMORY_FOLLOWS)
+    _followed_kinds(tables, _kinds_of_table(tables), MEMORY_FOLLOWS)
 
 
 def _followed(
