@@ -216,18 +216,18 @@ def _per_count_row(
     return PlanRow(plans=tuple(plans), offer_row=longest, rows=tuple(sorted(rows)))
 
 
-def build_plans(offers: Sequence[Offer], terms: Sequence[BillingTerms]) -> tuple[PlanRow, ...]:
+def build_plans(
+    offers: Sequence[Offer], terms: Sequence[BillingTerms], rates: Sequence[CardHourRate | None]
+) -> tuple[PlanRow, ...]:
     """Every combined plan row the offers allow, in a stable order (once per snapshot); ``terms``: each
-    offer's billing terms."""
+    offer's billing terms, ``rates``: its card-hour rate (its rule's ``card_hour_rate``)."""
     packages: dict[tuple[str, str, str], dict[tuple[int, TermPeriod], tuple[float, str, int]]] = {}
     hourly: dict[tuple[str, str, str], tuple[float, str, int, CardHourRate]] = {}
-    for index, offer in enumerate(offers):
+    for index, (offer, rate) in enumerate(zip(offers, rates, strict=True)):
         if offer.spot:
             continue  # a plan holds its hours at the package's terms; spot capacity may be taken back
-        rule = rule_of(offer.pricing)
         place = (offer.vendor, offer.city, offer.gpu)
-        prepaid = rule.package(offer.pricing)
-        rate = rule.card_hour_rate(offer.pricing)
+        prepaid = rule_of(offer.pricing).package(offer.pricing)
         if prepaid is not None:
             periods = packages.setdefault(place, {})
             candidate = (prepaid.cny_per_period, offer.id, index)

@@ -35,7 +35,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen
 from service.quote.base.memo import Memos
 from service.quote.model.billing import BillingTerms, sold_counts
 from service.quote.model.plans import PlanArrays, PlanRow, build_plans
-from service.quote.model.pricing import KIND_CODES, MIXED_CODE, offer_terms, rule_of
+from service.quote.model.pricing import KIND_CODES, MIXED_CODE, CardHourRate, offer_terms, rule_of
 from service.quote.model.scaling import ColumnKey, column_keys
 
 __all__ = ["NO_OFFER", "OfferTables", "build_offer_tables"]
@@ -129,10 +129,9 @@ def _floats(values: Sequence[float]) -> FloatArray:
     return frozen(np.array(values, dtype=np.float64))
 
 
-def _card_hour_rates(offers: Sequence[Offer]) -> FloatArray:
-    """Each offer's price per card-hour, NaN where it is not priced per card-hour (a positive rate
+def _card_hour_prices(rates: Sequence[CardHourRate | None]) -> FloatArray:
+    """Each offer's price per card-hour, NaN where it is not priced per card-hour (a positive price
     otherwise: the schema's)."""
-    rates = [rule_of(offer.pricing).card_hour_rate(offer.pricing) for offer in offers]
     return np.array(
         [math.nan if rate is None else rate.cny_per_card_hour for rate in rates], dtype=np.float64
     )
@@ -250,7 +249,8 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     """Prepare the snapshot's offers for vectorized evaluation (runs once per snapshot version)."""
     real_offers = tuple(offers)
     terms_of_offers = [offer_terms(offer) for offer in real_offers]
-    plans = build_plans(real_offers, terms_of_offers)
+    card_hour_rates = [rule_of(offer.pricing).card_hour_rate(offer.pricing) for offer in real_offers]
+    plans = build_plans(real_offers, terms_of_offers, card_hour_rates)
     plan_ids = [f"{real_offers[plan.offer_row].id}+mixed" for plan in plans]
     offers = real_offers + tuple(real_offers[plan.offer_row] for plan in plans)
     terms = tuple(terms_of_offers + [_plan_terms(plan, terms_of_offers) for plan in plans])
@@ -266,7 +266,7 @@ def build_offer_tables(offers: Sequence[Offer]) -> OfferTables:
     kinds = [KIND_CODES[pricing_kind(offer.pricing)] for offer in real_offers] + [MIXED_CODE] * len(plans)
     real = len(real_offers)
     id_order = frozen(np.array([id_rank[row_id] for row_id in row_ids], dtype=np.int64))
-    rates = _card_hour_rates(real_offers)
+    rates = _card_hour_prices(card_hour_rates)
     machine_cards = _floats([term.machine_cards for term in terms])
     scaling_keys, scaling_code = column_keys(machine_cards, [offer.interconnect for offer in offers])
     scaling_order = np.argsort(scaling_code, kind="stable")
