@@ -154,7 +154,7 @@ def test_a_layout_for_some_rows_holds_the_whole_layouts_cells(
         marked = np.zeros((counts, tables.size), dtype=np.bool_)
         marked[:, kept_rows] = cells
         requested = np.array(np.broadcast_to(grid.grid.inputs.requested, (counts, tables.size)))
-        needed, _ = layout._needed(tables, requested, whole.one_card_column, marked)
+        needed, _ = layout._needed(tables, requested, (whole.one_card_column, None), marked)
         assert set(some_cells) == set(np.flatnonzero(needed).tolist())
         assert set(some_cells) <= set(whole_cells)
 
@@ -198,7 +198,7 @@ def test_a_wider_layout_holds_every_row_the_thresholds_keep(monkeypatch: pytest.
         grid = rows.grid
         whole = build_layout(tables, grid.inputs, FastPaths())
         requested = np.array(np.broadcast_to(grid.inputs.requested, (len(whole.counts), tables.size)))
-        needed, _ = layout._needed(tables, requested, whole.one_card_column)
+        needed, _ = layout._needed(tables, requested, (whole.one_card_column, grid.inputs.one_card_rows))
         offers = np.arange(tables.offer_count)
         kept = rng.choice(offers, size=3, replace=False)
         timed = np.flatnonzero(rows.timed)

@@ -158,15 +158,15 @@ class Evaluation(msgspec.Struct, frozen=True):
 
     def one_card_at(self) -> tuple[slice | IntArray, IntArray]:
         """The one-card column's cells (positions among ``cells``, one run of them) and their offers: every
-        offer's, in offer order (billed whole, ``_layout``), or, pruned, those of the offers billed."""
+        offer's, in offer order (billed whole, ``_layout``), or those billed: the offers billed, pruned,
+        or the rows whose one-card cell can be the single card (``LayoutInputs.one_card_rows``)."""
         offers = self.one_card_hours.size
-        if self.quoted_offers is None:
-            column = slice(self.one_card_column * offers, (self.one_card_column + 1) * offers)
-            return column, np.arange(offers)
         # The cells are ascending, so the column's are one run of them.
         first, end = np.searchsorted(
             self.cells, (self.one_card_column * offers, (self.one_card_column + 1) * offers)
         )
+        if end - first == offers:
+            return slice(int(first), int(end)), np.arange(offers)
         return slice(int(first), int(end)), self.cell_offer[first:end]
 
     def cell_at(self, columns: IntArray, offers: IntArray) -> IntArray:

@@ -9,13 +9,14 @@ row's fewest cards meeting it, which move with the job's hours, so those layouts
 serving job's units depend on its memory minimum, so its layout is built per request.
 
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
-single card), and, where a combined plan is needed, the products it combines (``price_plans`` compares
-them). Counts up to ``dense`` (the prefix that bills fewest cells, a cell past it weighing two of a whole
+single card: every row's, or those where a placement can supply one card, ``LayoutInputs.one_card_rows``),
+and, where a combined plan is needed, the products it combines (``price_plans`` compares them). Counts up to ``dense`` (the prefix that bills fewest cells, a cell past it weighing two of a whole
 row: ``_dense_rows``; every count of a small table) are billed row by row; past it only the needed cells
 are billed (``sparse_*``); the rest is never billed. The billed cells (``cells``) are kept as flat
 ``(counts, rows)`` positions in ascending order, the dense counts' whole rows first, and every per-cell
 array of a layout and an evaluation is laid out along them: a request's work is proportional to the cells
-billed, not to the grid. The one-card column is always among the dense counts (every row is read there).
+billed, not to the grid. The one-card column is among the dense counts wherever every row is read there;
+a serving job's of a model no single card holds is billed cell by cell (no count is dense).
 Combined plans are priced only at the needed cells, at their expected hours (their low and high costs
 where the other cells' are billed: ``evaluate.bounds``).
 
@@ -444,18 +445,24 @@ def _rows_at_cells(values: ArrayT, dense: int, sparse_offer: IntArray) -> ArrayT
 def _needed(
     tables: OfferTables,
     requested: BoolArray,
-    one_card_column: int,
+    one_card: tuple[int, BoolArray | None],
     rows: BoolArray | None = None,
     columns: IntArray | None = None,
 ) -> tuple[BoolArray, tuple[IntArray, IntArray]]:
-    """The cells a response can read (see the module docstring); no other plan cell is priced. With
-    ``rows`` (per row or per cell): those it sets alone, and the products their combined plans combine.
-    ``columns``: the rows ``requested`` and ``rows`` hold (ascending, the combined plans' last and every
-    product they combine among them: ``_kept_cells``); None: every row. Also each needed plan cell's
-    count column and plan, as the plans' columns' ``np.nonzero`` gives them."""
+    """The cells a response can read (see the module docstring); no other plan cell is priced.
+    ``one_card``: the one-card column, and the rows whose one-card cell can be the single card
+    (``LayoutInputs.one_card_rows``; None: every row's). With ``rows`` (per row or per cell): those it
+    sets alone, and the products their combined plans combine. ``columns``: the rows ``requested`` and
+    ``rows`` hold (ascending, the combined plans' last and every product they combine among them:
+    ``_kept_cells``); None: every row. Also each needed plan cell's count column and plan, as the plans'
+    columns' ``np.nonzero`` gives them."""
+    one_card_column, one_card_rows = one_card
     if rows is None:
         needed = requested.copy()
-        needed[one_card_column] = True
+        if one_card_rows is None:
+            needed[one_card_column] = True
+        else:
+            needed[one_card_column] |= one_card_rows
     else:
         needed = requested & rows
         needed[one_card_column] |= rows if rows.ndim == 1 else rows[one_card_column]
@@ -514,7 +521,7 @@ def _kept_cells(tables: OfferTables, requested: BoolArray, one_card_column: int,
     rows = np.zeros((kept.cells.shape[0], columns.size), dtype=np.bool_)
     rows[:, np.searchsorted(columns, kept.rows)] = kept.cells
     requested_kept = requested[:, columns]
-    needed, plan_cells = _needed(tables, requested_kept, one_card_column, rows, columns)
+    needed, plan_cells = _needed(tables, requested_kept, (one_card_column, None), rows, columns)
     flat = np.flatnonzero(needed)
     cell_count, at = np.divmod(flat, columns.size)
     cell_offer = columns.take(at)
@@ -531,9 +538,9 @@ def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
     """How many leading counts are billed whole: the prefix that bills least, a count's whole row costing
     its cells and a needed cell past the prefix ``1 / _SPARSE_SHARE`` of them (a count is in the prefix
     when at least that share of its rows is needed, or a later count's is: many runs at once, say, all
-    rows' last count); at least the one-card column (the first count); every count of a small table
-    (where the numpy calls of billing cell by cell cost more than the cells they skip); every count
-    without ``sparse_billing``."""
+    rows' last count); the one-card column (the first count) whenever all of it is needed (it then
+    always bills least whole); every count of a small table (where the numpy calls of billing cell by
+    cell cost more than the cells they skip); every count without ``sparse_billing``."""
     counts, rows = needed.shape
     if not sparse_billing or needed.size <= _DENSE_CELLS:
         return int(counts)
@@ -541,7 +548,7 @@ def _dense_rows(needed: BoolArray, sparse_billing: bool) -> int:
     after = np.zeros(counts + 1)
     after[:-1] = np.cumsum(per_count[::-1])[::-1]  # needed cells at each count and past it
     cost = np.arange(counts + 1) * float(rows) + after / _SPARSE_SHARE
-    return 1 + int(np.argmin(cost[1:]))
+    return int(np.argmin(cost))
 
 
 def _rentals(
@@ -584,7 +591,7 @@ def build_layout(
     one_card_column = counts.index(1)
     if rows is None:
         requested = np.array(np.broadcast_to(inputs.requested, shape))
-        needed, needed_plans = _needed(tables, requested, one_card_column)
+        needed, needed_plans = _needed(tables, requested, (one_card_column, inputs.one_card_rows))
         dense = _dense_rows(needed, fast.sparse_billing)
         cells = np.concatenate(
             (np.arange(dense * tables.size), np.flatnonzero(needed[dense:]) + dense * tables.size)

@@ -139,6 +139,9 @@ class LayoutInputs(msgspec.Struct, frozen=True):
     # The tables' columns ``placement_rows`` follow from (with the placement columns): a hint, checked
     # where it is read (``evaluate.placing``)
     placement_follows: tuple[str, ...] = ()
+    # (rows,) the rows whose one-card cell the placement can supply, past the requested ones: the only
+    # one-card cells the summary's single card can be (``evaluate.layout``); None: every row's.
+    one_card_rows: BoolArray | None = None
 
 
 # What a serving replica's or an independent run's cards follow from: a row's GPU memory (with the

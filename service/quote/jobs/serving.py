@@ -140,7 +140,7 @@ def placed_replicas(
     """
     per_replica, within_machine = rows_at(layout.replica_cards), rows_at(layout.within_machine)
     replicas = cards / per_replica
-    whole = (replicas == np.floor(replicas)) & (replicas >= 1) & rows_at(layout.hosts)
+    whole = _whole_replicas(replicas) & rows_at(layout.hosts)
     per_machine = np.maximum(np.floor(rows_at(tables.machine_cards) / per_replica), 1.0)
     full_machines = np.floor(replicas / per_machine)
     rest = replicas - full_machines * per_machine
@@ -162,6 +162,19 @@ def placed_replicas(
     )
     machines = np.where(within_machine, full_machines + (rest > 0), units)
     return units, placed, machines
+
+
+def _whole_replicas(replicas: FloatArray) -> BoolArray:
+    """Whether each number of replicas is a whole one, at least one (NaN: not)."""
+    whole: BoolArray = (replicas == np.floor(replicas)) & (replicas >= 1)
+    return whole
+
+
+def _one_card_hosts(layout: ServingLayout) -> BoolArray:
+    """The rows where one card holds whole replicas: the only rows whose one-card cell
+    ``placed_replicas`` can place, so the only ones the summary's single card can be."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _whole_replicas(1.0 / layout.replica_cards) & layout.hosts
 
 
 def serving_candidates(
@@ -201,6 +214,7 @@ def serving_candidates(
         placement=functools.partial(placed_replicas, tables, layout),
         placement_rows=(layout.replica_cards, layout.within_machine, layout.hosts),
         placement_follows=MEMORY_FOLLOWS,
+        one_card_rows=_one_card_hosts(layout),
     )
 
 
