@@ -262,7 +262,12 @@ def _resolved(snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions) 
 
 
 def _evaluated(
-    tables: OfferTables, resolved: ResolvedRequest, options: QuoteOptions, fast: FastPaths
+    tables: OfferTables,
+    resolved: ResolvedRequest,
+    options: QuoteOptions,
+    fast: FastPaths,
+    *,
+    single_card: bool = True,
 ) -> Evaluation:
     return evaluate(
         tables,
@@ -276,6 +281,7 @@ def _evaluated(
         gpu_hours_between_failures=options.gpu_hours_between_failures,
         spot_interruptions_per_month=options.spot_interruptions_per_month,
         fast=fast,
+        single_card=single_card,
     )
 
 
@@ -316,7 +322,8 @@ def _recommendation(
     """The recommended quote of ``request`` (None when nothing qualifies) and the memory it needs: what its
     full answer says of them, without the rest of it (the other quotes, the summary)."""
     resolved = _resolved(snapshot, request, options)
-    evaluation = _evaluated(snapshot.tables, resolved, options, options.fast_paths)
+    # The recommendation alone: no single card is compared, so none is billed for it.
+    evaluation = _evaluated(snapshot.tables, resolved, options, options.fast_paths, single_card=False)
     keys = _keys(evaluation, snapshot.tables, request)
     memory = _memory_need(resolved, snapshot)
     needed_gb = None if memory is None else memory.needed_gb  # as the answer shows it

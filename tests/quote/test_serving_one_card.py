@@ -11,8 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from service.quote import QuoteOptions, Snapshot
+from service.errors import InvalidRequest
+from service.quote import QuoteOptions, Snapshot, engine
 from service.quote.base.arrays import BoolArray
+from service.quote.evaluate.evaluation import Evaluation
 from service.quote.evaluate.layout import kept_layouts
 from service.quote.jobs import serving
 from service.quote.jobs.base import every_row
@@ -85,3 +87,35 @@ def test_answers_are_those_with_every_one_card_cell_billed(
     assert len(found) >= 40
     assert found == reference
     assert billed < billed_whole  # some model's one-card column was billed in part
+
+
+def _candidates(evaluation: Evaluation) -> dict[int, tuple[float, float]]:
+    at = np.flatnonzero(evaluation.qualifying)
+    cells = evaluation.cells.take(at).tolist()
+    figures = zip(
+        evaluation.cost_expected.take(at).tolist(), evaluation.hours_expected.take(at).tolist(), strict=True
+    )
+    return dict(zip(cells, figures, strict=True))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_an_answer_without_the_single_card_bills_only_the_requested_one_card_cells(seed: int) -> None:
+    """A quantized alternative reads its recommendation alone: its serving layout bills no one-card cell
+    that is not requested, and its candidates and their figures are those of the answer in full."""
+    snapshot = catalog(seed, 1000, clusters=24, packaged_vendors=6)  # large enough to bill cell by cell
+    options = QuoteOptions(now=NOW, price_max_age_s=MAX_AGE_S)
+    fewer = 0
+    for request in _serving_requests(seed, snapshot):
+        try:
+            resolved = engine._resolved(snapshot, request, options)
+        except InvalidRequest:
+            continue
+        full = engine._evaluated(snapshot.tables, resolved, options, options.fast_paths)
+        alone = engine._evaluated(snapshot.tables, resolved, options, options.fast_paths, single_card=False)
+        assert _candidates(alone) == _candidates(full)
+        assert alone.excluded == full.excluded
+        column, _ = alone.one_card_at()
+        one_card_cells = alone.cells[column]
+        assert set(one_card_cells.tolist()) <= set(full.cells[full.one_card_at()[0]].tolist())
+        fewer += alone.cells.size < full.cells.size
+    assert fewer >= 10

@@ -1030,7 +1030,11 @@ def evaluate(
     gpu_hours_between_failures: float = DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
     spot_interruptions_per_month: tuple[float, float, float] = DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
     fast: FastPaths = _ALL_FAST,
+    single_card: bool = True,
 ) -> Evaluation:
+    """``resolved`` evaluated on ``tables``. ``single_card`` False: the answer reads the recommendation
+    alone, not the single card the summary compares (``jobs.AskedFor``), whose cells are then not
+    billed where a job's own layout leaves them out (a quantized alternative's serving job)."""
     request = resolved.request
     conversion, one_card_hours = one_card_hours_of(tables, resolved, catalog)
     matching = filter_mask(tables, resolved, known_hours(tables, resolved, catalog, one_card_hours))
@@ -1044,7 +1048,7 @@ def evaluate(
     candidates = kind.candidates(
         tables,
         resolved.job,
-        AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards),
+        AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards, single_card),
         rows,
         rule,
         fast,

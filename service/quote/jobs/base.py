@@ -139,8 +139,9 @@ class LayoutInputs(msgspec.Struct, frozen=True):
     # The tables' columns ``placement_rows`` follow from (with the placement columns): a hint, checked
     # where it is read (``evaluate.placing``)
     placement_follows: tuple[str, ...] = ()
-    # (rows,) the rows whose one-card cell the placement can supply, past the requested ones: the only
-    # one-card cells the summary's single card can be (``evaluate.layout``); None: every row's.
+    # (rows,) the rows whose one-card cell a response can read past the requested ones: where the
+    # placement can supply one card, the only one-card cells the summary's single card can be; none for an
+    # answer without it (``AskedFor.single_card``); None: every row's (``evaluate.layout``).
     one_card_rows: BoolArray | None = None
 
 
@@ -219,11 +220,13 @@ class CurveSpeedups(SpeedupRule, frozen=True, gc=False):
 
 class AskedFor(msgspec.Struct, frozen=True, gc=False):
     """What the request asks of the candidates: its card counts (sorted, no repeats; None for every
-    count each row sells, up to ``max_plan_cards``) and its deadline."""
+    count each row sells, up to ``max_plan_cards``) and its deadline; and whether the answer compares a
+    single card (False: the recommendation alone is read, as a quantized alternative's)."""
 
     card_counts: tuple[int, ...] | None
     deadline_hours: float | None
     max_plan_cards: int
+    single_card: bool = True
 
 
 class CandidateRows(msgspec.Struct, frozen=True):

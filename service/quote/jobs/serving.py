@@ -183,6 +183,8 @@ def serving_candidates(
     replicas: int | FloatArray,
     card_counts: Sequence[int] | None,
     matching: BoolArray,
+    *,
+    single_card: bool = True,
 ) -> LayoutInputs:
     """The counts to evaluate for a serving job, which (count, row) candidates are quoted, and the
     placement of each billed one: its units, whether it can be placed and the machines it takes
@@ -191,6 +193,8 @@ def serving_candidates(
     Without ``card_counts``: each row at exactly ``replicas`` replicas (one number, or one per row for a
     throughput target; NaN or past ``MAX_CARDS`` cards: the row cannot serve it). With them: each given
     total that is a whole number of the row's replicas, at least ``replicas`` of them (more serve more).
+    ``single_card``: the answer compares a single card, so the one-card cells that can be it are read
+    (``_one_card_hosts``); else only the requested ones.
     """
     layout = serving_layout(tables, fewest_cards)
     least = replicas * layout.replica_cards
@@ -214,7 +218,7 @@ def serving_candidates(
         placement=functools.partial(placed_replicas, tables, layout),
         placement_rows=(layout.replica_cards, layout.within_machine, layout.hosts),
         placement_follows=MEMORY_FOLLOWS,
-        one_card_rows=_one_card_hosts(layout),
+        one_card_rows=_one_card_hosts(layout) if single_card else np.zeros(tables.size, dtype=np.bool_),
     )
 
 
@@ -239,18 +243,25 @@ def _at_least(
 
 class ReplicaPlacement(Candidates, frozen=True, gc=False):
     """``replicas`` replicas of the model (``fewest_cards`` per row hold it) placed on each matching row,
-    or the totals ``card_counts`` in whole replicas; ``replicas`` per row for a throughput target."""
+    or the totals ``card_counts`` in whole replicas; ``replicas`` per row for a throughput target;
+    ``single_card``: whether the answer compares a single card (``serving_candidates``)."""
 
     shared: ClassVar[bool] = False
     replicas: int | ArrayKey[FloatArray]
     card_counts: tuple[int, ...] | None
     fewest_cards: ArrayKey[FloatArray]
     matching: ArrayKey[BoolArray]
+    single_card: bool = True
 
     def inputs(self, tables: OfferTables) -> LayoutInputs:
         replicas = self.replicas if isinstance(self.replicas, int) else self.replicas.array
         return serving_candidates(
-            tables, self.fewest_cards.array, replicas, self.card_counts, self.matching.array
+            tables,
+            self.fewest_cards.array,
+            replicas,
+            self.card_counts,
+            self.matching.array,
+            single_card=self.single_card,
         )
 
 
@@ -385,6 +396,7 @@ class ServingJob(JobKind):
             card_counts=asked.card_counts,
             fewest_cards=ArrayKey(rows.fewest_cards),
             matching=ArrayKey(rows.matching),
+            single_card=asked.single_card,
         )
 
     def piece_cards(self, tables: OfferTables, job: Job, fewest_cards: FloatArray) -> FloatArray:
