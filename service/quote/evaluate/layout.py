@@ -9,14 +9,16 @@ row's fewest cards meeting it, which move with the job's hours, so those layouts
 serving job's units depend on its memory minimum, so its layout is built per request.
 
 The cells a response can read (``needed``) are the requested ones, the one-card column (the summary's
-single card: every row's, or those where a placement can supply one card, ``LayoutInputs.one_card_rows``),
-and, where a combined plan is needed, the products it combines (``price_plans`` compares them). Counts up to ``dense`` (the prefix that bills fewest cells, a cell past it weighing two of a whole
-row: ``_dense_rows``; every count of a small table) are billed row by row; past it only the needed cells
-are billed (``sparse_*``); the rest is never billed. The billed cells (``cells``) are kept as flat
-``(counts, rows)`` positions in ascending order, the dense counts' whole rows first, and every per-cell
-array of a layout and an evaluation is laid out along them: a request's work is proportional to the cells
-billed, not to the grid. The one-card column is among the dense counts wherever every row is read there;
-a serving job's of a model no single card holds is billed cell by cell (no count is dense).
+single card: every row's, or only where a placement can supply one card, and none past the requested
+ones for an answer that compares no single card: ``LayoutInputs.one_card_rows``), and, where a combined
+plan is needed, the products it combines (``price_plans`` compares them). Counts up to ``dense`` (the
+prefix that bills fewest cells, a cell past it weighing two of a whole row: ``_dense_rows``; every count
+of a small table) are billed row by row; past it only the needed cells are billed (``sparse_*``); the
+rest is never billed. The billed cells (``cells``) are kept as flat ``(counts, rows)`` positions in
+ascending order, the dense counts' whole rows first, and every per-cell array of a layout and an
+evaluation is laid out along them: a request's work is proportional to the cells billed, not to the
+grid. The one-card column is among the dense counts wherever every row is read there; a serving job's
+where few rows are (a model no single card holds, a quantized alternative) is billed cell by cell.
 Combined plans are priced only at the needed cells, at their expected hours (their low and high costs
 where the other cells' are billed: ``evaluate.bounds``).
 
