@@ -4,6 +4,8 @@ A response reads a one-card cell where it is a candidate (requested) or where it
 single card: runnable, so placed, so one card holding whole replicas on a hosting row
 (``jobs.serving._one_card_hosts``). The one-card column of a model no card holds is then sparse, and the
 layout bills no whole count. The reference is the same catalog with every row's one-card cell billed.
+A quantized alternative, whose answer reads its recommendation alone, bills no one-card cell that is
+not requested.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from schemas.quote import QuoteRequest
 from service.errors import InvalidRequest
 from service.quote import QuoteOptions, Snapshot, engine
 from service.quote.base.arrays import BoolArray
@@ -29,7 +32,7 @@ def _catalog(seed: int) -> Snapshot:
     return catalog(seed, 360, clusters=24, packaged_vendors=6)
 
 
-def _serving_requests(seed: int, snapshot: Snapshot) -> list:  # type: ignore[type-arg]
+def _serving_requests(seed: int, snapshot: Snapshot) -> list[QuoteRequest]:
     return [request for request in requests(seed, 400, snapshot) if request.workload.kind == "serving"]
 
 
