@@ -100,6 +100,21 @@ class CandidateKeys:
         """The most significant key, for every candidate."""
         return self.hours if rank_by == "time" else self.value() if rank_by == "value" else self.cost
 
+    def key_at(self, rank_by: RankBy, key: int, at: IntArray) -> npt.NDArray[np.generic]:
+        """Key ``key`` of ``keys_at`` (0: the most significant) at candidates ``at``, read alone."""
+        if key >= 2:
+            columns, offers = np.divmod(self.positions[at], self.offers)
+            tie_breaker: npt.NDArray[np.generic] = self.id_order[offers] if key == 2 else self.cards[columns]
+            return tie_breaker
+        if key == 1:
+            return self.hours[at] if rank_by == "cost" else self.cost[at]
+        if rank_by == "time":
+            return self.hours[at]
+        if rank_by == "value" and self.time_value_cny_per_hour is not None:
+            value: FloatArray = self.cost[at] + self.time_value_cny_per_hour * self.hours[at]
+            return value
+        return self.cost[at]
+
     def keys_at(self, rank_by: RankBy, at: IntArray) -> tuple[npt.NDArray[np.generic], ...]:
         """Every key of candidates ``at``, most significant first."""
         columns, offers = np.divmod(self.positions[at], self.offers)
@@ -137,18 +152,19 @@ def first(keys: CandidateKeys, rank_by: RankBy, *, top_k: bool = True) -> int:
     pool = np.flatnonzero(primary == primary.min())
     if pool.size == 1:
         return int(pool[0])
-    return int(pool[_least_tuple(keys.keys_at(rank_by, pool))])
+    return _least_tuple(keys, rank_by, pool)
 
 
-def _least_tuple(keys: tuple[npt.NDArray[np.generic], ...]) -> int:
-    """Where the least ``keys`` tuple is (the first of equal ones): what the first of a ``lexsort`` is,
-    by narrowing to each key's least in turn rather than sorting every tuple (a serving job's candidates
-    all share their hours, so ranking them by time ties them all on the first key)."""
-    at = np.arange(keys[0].size)
-    for key in keys:
+def _least_tuple(keys: CandidateKeys, rank_by: RankBy, pool: IntArray) -> int:
+    """The position among ``pool`` (ascending) whose keys come first (the first of equal ones): what the
+    first of a ``lexsort`` of ``keys.keys_at`` is, by narrowing to each key's least in turn rather than
+    sorting every tuple, and reading each key at the candidates still tied alone (a serving job's
+    candidates all share their hours, so ranking them by time ties them all on the first key)."""
+    at = pool
+    for key in range(4):
         if at.size == 1:
             break
-        values = key.take(at)
+        values = keys.key_at(rank_by, key, at)
         if np.isnan(values).all():
             continue  # NaN sorts last and ties with NaN: the next key decides
         at = at[values == np.nanmin(values)]
@@ -170,7 +186,7 @@ def first_among(keys: CandidateKeys, among: BoolArray, rank_by: RankBy, *, top_k
         return None
     if pool.size == 1:
         return int(pool[0])
-    return int(pool[_least_tuple(keys.keys_at(rank_by, pool))])
+    return _least_tuple(keys, rank_by, pool)
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,3 +91,19 @@ def _masks(generator: np.random.Generator, keys: CandidateKeys, rank_by: RankBy)
         past_first,
         np.ones(size, dtype=np.bool_),
     ]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_each_key_read_alone_is_the_sorts_own(seed: int) -> None:
+    """``key_at`` reads one key at some candidates, as ``keys_at`` gathers them all for the sort."""
+    rng = random.Random(seed)
+    for trial in range(100):
+        offers = rng.randint(1, 40)
+        keys = _keys(rng, rng.randint(1, 8 * offers), offers, (None, "cost", "hours")[trial % 3])
+        at = np.array(sorted(rng.sample(range(keys.size), rng.randint(1, keys.size))), dtype=np.int64)
+        for rank_by in _RANKINGS:
+            every = keys.keys_at(rank_by, at)
+            for key, values in enumerate(every):
+                alone = keys.key_at(rank_by, key, at)
+                assert alone.dtype == values.dtype
+                assert np.array_equal(alone, values, equal_nan=values.dtype.kind == "f")
