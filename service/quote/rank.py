@@ -26,6 +26,8 @@ from service.quote.base.arrays import BoolArray, FloatArray, IntArray, kth_least
 
 __all__ = ["CandidateKeys", "Picks", "first", "first_among", "pick", "top"]
 
+_KEYS = 4  # every ranking's keys, most significant first (``CandidateKeys.keys_at``)
+
 
 @dataclass(frozen=True, slots=True)
 class CandidateKeys:
@@ -161,7 +163,7 @@ def _least_tuple(keys: CandidateKeys, rank_by: RankBy, pool: IntArray) -> int:
     sorting every tuple, and reading each key at the candidates still tied alone (a serving job's
     candidates all share their hours, so ranking them by time ties them all on the first key)."""
     at = pool
-    for key in range(4):
+    for key in range(_KEYS):
         if at.size == 1:
             break
         values = keys.key_at(rank_by, key, at)
