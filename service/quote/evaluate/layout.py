@@ -287,13 +287,12 @@ class Layout:
         marked[parts] = True
         return frozen(np.flatnonzero(marked))
 
-    def subset(self, at: IntArray, tables: OfferTables, *, with_plans: bool = True) -> Layout:
+    def subset(self, at: IntArray, *, with_plans: bool = True) -> Layout:
         """The layout of this one's cells at positions ``at`` (ascending), every one billed cell by cell;
         the combined plans' cells and the products they combine must be among them (``with_plans``
         False: none of them, and the subset has no plans)."""
         # ``take`` rather than indexing: a third of the time on these arrays of a million cells.
         cells, cell_offer = self.cells.take(at), self.cell_offer.take(at)
-        columns = cells // tables.size
         plans = self.plans if with_plans else None
         if plans is not None:
             plans = replace(
@@ -307,7 +306,7 @@ class Layout:
             one_card_column=self.one_card_column,
             cells=cells,
             cell_offer=cell_offer,
-            cell_cards=self.cards.take(columns),
+            cell_cards=self.cell_cards.take(at),
             requested=self.requested.take(at),
             units=self.units.take(at),
             supplies=self.supplies.take(at),
@@ -333,19 +332,18 @@ class Layout:
             marked[own] = True
             marked[forced_cells] = True
             at = np.flatnonzero(marked)
-            whole = self.subset(at, tables)
+            whole = self.subset(at)
             return at, whole, whole._gather(self.scaling(rule, tables))
         part = _PLAN_PART.of(self.memos).get(0, lambda: self._plan_part(tables))
         if part is None:
-            own_layout = self.subset(own, tables)
+            own_layout = self.subset(own)
             return own, own_layout, own_layout._gather(self.scaling(rule, tables))
         forced = part.at
-        found = forced.take(np.minimum(np.searchsorted(forced, own), forced.size - 1))
-        extra = own[found != own]
+        extra = own[~part.marked.take(own)]
         plan_speedups = part.layout.gathered(rule, tables)
         if extra.size == 0:
             return forced, part.layout, plan_speedups
-        rest = self.subset(extra, tables, with_plans=False)
+        rest = self.subset(extra, with_plans=False)
         at = np.concatenate((extra, forced))
         order = np.argsort(at, kind="stable")  # a merge of two ascending runs
         rank = np.empty_like(order)
@@ -380,14 +378,16 @@ class Layout:
     ) -> tuple[Layout, GatheredSpeedups]:
         """The ``subset`` of the cells at ``own`` (ascending, none a combined plan's) without the plans,
         and its speed-ups under ``rule``: a few offers' cells billed alone."""
-        layout = self.subset(own, tables, with_plans=False)
+        layout = self.subset(own, with_plans=False)
         return layout, layout._gather(self.scaling(rule, tables))
 
     def _plan_part(self, tables: OfferTables) -> _PlanPart | None:
         if self.plans is None:
             return None
         at = self.plan_cells(tables)
-        return _PlanPart(at=at, layout=self.subset(at, tables))
+        marked = np.zeros(self.cells.size, dtype=np.bool_)
+        marked[at] = True
+        return _PlanPart(at=at, layout=self.subset(at), marked=frozen(marked))
 
 
 def _by_row(cell_offer: IntArray, rows: int) -> tuple[IntArray, IntArray]:
@@ -410,6 +410,9 @@ class _PlanPart:
 
     at: IntArray
     layout: Layout
+    # (cells,) whether each of the layout's cells is among ``at``: which of a request's cells to take apart
+    # from the part is read here, not searched for among ``at`` (half the time, at 96,000 offers)
+    marked: BoolArray
 
 
 # Each layout's plans' part, which every pruned evaluation of it bills (``Layout.subset_with_plans``).

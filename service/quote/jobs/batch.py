@@ -62,14 +62,20 @@ def sold_already(tables: OfferTables, max_cards: int, deadline_cards: IntArray) 
     """Whether each row's fewest cards meeting a deadline (``(k, rows)``, 0: none) is a count the row
     sells up to ``max_cards``: then the deadline adds no candidate to ``SoldCounts`` (most rows sell
     every count of a machine), and the job shares its layout instead of building one of its own."""
-    bound_at, rows = np.nonzero(deadline_cards)
-    cards = deadline_cards[bound_at, rows]
     counts = np.asarray(tables.plan_counts)
-    if counts.size == 0:
-        return cards.size == 0
-    at = np.minimum(np.searchsorted(counts, cards), counts.size - 1)
-    sold = (counts[at] == cards) & (cards <= max_cards)
-    return bool(sold.all() and tables.sells_at(at[sold], rows[sold]).all())
+    # Bound by bound: two 1-D ``flatnonzero`` take half the time of one 2-D ``nonzero`` (96,000 rows).
+    for bound_cards in deadline_cards:
+        rows = np.flatnonzero(bound_cards)
+        cards = bound_cards.take(rows)
+        if counts.size == 0:
+            if cards.size:
+                return False
+            continue
+        at = np.minimum(np.searchsorted(counts, cards), counts.size - 1)
+        sold = (counts.take(at) == cards) & (cards <= max_cards)
+        if not (sold.all() and tables.sells_at(at, rows).all()):
+            return False
+    return True
 
 
 class AskedCounts(Candidates, frozen=True, gc=False):
