@@ -35,6 +35,7 @@ from schemas.quote import (
     Sizing,
     SnapshotInfo,
     Task,
+    Workload,
 )
 from schemas.vendor import VendorConfig
 from service.quote.alternatives import better_alternatives, quantized_requests
@@ -45,7 +46,7 @@ from service.quote.assemble.warnings import mfu_text
 from service.quote.base.arrays import BoolArray, FloatArray, frozen
 from service.quote.base.memo import MemoSlot, kept_by_identity, memoized
 from service.quote.base.paths import FastPaths
-from service.quote.evaluate.evaluation import Evaluation, evaluate
+from service.quote.evaluate.evaluation import Evaluation, evaluate, prepare_whole_billing
 from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
 from service.quote.evaluate.placing import prepare_kinds
 from service.quote.jobs.deadline import prepare_row_kinds
@@ -238,15 +239,29 @@ def build_quote(snapshot: Snapshot, request: QuoteRequest, *, options: QuoteOpti
     return _answer(snapshot, request, options)
 
 
-def prepare_snapshot(snapshot: Snapshot) -> None:
+def prepare_snapshot(snapshot: Snapshot, options: QuoteOptions | None = None) -> None:
     """Make what every request of some kind reads from ``snapshot``'s tables alone and keeps there (the
     rows' kinds a serving or independent job is placed by, and a deadline's), so the first such request
     on a new snapshot does not: about 60 ms between them at 96,000 offers, 1.6 MB kept (after the default
     request, the first serving request took 67-95 ms without, 17-25 ms with; the first independent runs
-    96-137 and 45-47 ms). The service calls it as it builds each snapshot, before serving it; answers are
-    the same without."""
+    96-137 and 45-47 ms). With ``options``, also what billing every cell of a plain job's layout reads
+    (``prepare_whole_billing``: a deadline or budget most rows meet). The service calls it as it builds
+    each snapshot, before serving it; answers are the same without."""
     prepare_kinds(snapshot.tables)
     prepare_row_kinds(snapshot.tables)
+    if options is not None:
+        prepare_whole_billing(
+            snapshot.tables,
+            _resolved(snapshot, _PLAIN_JOB, options),
+            catalog=options.catalog,
+            cross_node_factor=options.cross_node_factor,
+            max_plan_cards=options.max_plan_cards,
+            fast=options.fast_paths,
+        )
+
+
+# A batch job with no model, deadline or counts: the rule and layout most requests share.
+_PLAIN_JOB = QuoteRequest(workload=Workload(gpu_hours=1.0))
 
 
 def _resolved(snapshot: Snapshot, request: QuoteRequest, options: QuoteOptions) -> ResolvedRequest:

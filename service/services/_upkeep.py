@@ -63,8 +63,9 @@ def snapshot_check(
     def check(snapshot: Snapshot) -> None:
         now = datetime.now(UTC)
         vendor_freshness(snapshot, vendors, now=now, max_age_s=settings.price_max_age_s)
-        build_quote(snapshot, _CHECK_REQUEST, options=quote_options(settings, catalog, vendors, now))
-        prepare_snapshot(snapshot)
+        options = quote_options(settings, catalog, vendors, now)
+        build_quote(snapshot, _CHECK_REQUEST, options=options)
+        prepare_snapshot(snapshot, options)
 
     return check
 

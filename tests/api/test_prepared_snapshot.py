@@ -8,11 +8,15 @@ from pathlib import Path
 
 from litestar.testing import AsyncTestClient
 
+from adapters.gpus import DEFAULT_GPU_CATALOG
 from service.app import create_app
+from service.quote.evaluate.layout import kept_layouts
 from service.services import build_services
+from service.services._upkeep import snapshot_check
 from service.settings import Settings
 from service.store.memory import MemoryPriceStore
 from tests.builders import card_hour_feed
+from tests.quote.seeded import catalog
 
 _PREPARED = ("placement kinds", "followed placement kinds", "deadline row kinds")
 
@@ -43,3 +47,14 @@ async def test_a_served_snapshot_already_holds_what_placed_and_deadline_requests
         assert services.snapshots.held is snapshot
         after = snapshot.tables.memos.stats()
         assert {name: after.get(name) for name in _PREPARED} == dict.fromkeys(_PREPARED, (1, 1))
+
+
+def test_the_snapshot_check_prepares_what_billing_every_cell_of_a_plain_job_reads() -> None:
+    """The check hands the service's quote options to ``prepare_snapshot``: the shared layout then holds
+    its rows' billing terms per cell, which no default quote makes (a deadline or budget most rows meet
+    reads them)."""
+    snapshot = catalog(17, 3_000)
+    snapshot_check(Settings(), DEFAULT_GPU_CATALOG, [])(snapshot)
+    ((_, layout),) = kept_layouts(snapshot.tables)
+    assert not layout.bounds_up_front
+    assert layout.memos.stats().get("billing rows") == (1, 1)

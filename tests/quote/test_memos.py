@@ -9,9 +9,10 @@ import msgspec
 import numpy as np
 
 from schemas.quote import QuoteRequest, Workload
-from service.quote import QuoteOptions, build_quote, prepare_snapshot
+from service.quote import FastPaths, QuoteOptions, build_quote, prepare_snapshot
 from service.quote.base import BoundedMemo, Memos, MemoSlot
 from service.quote.base.memo import footprint, holds_no_arrays
+from service.quote.evaluate.layout import kept_layouts
 from service.quote.model.scaling import ScalingColumn, ScalingColumns, ScalingCurve
 from service.quote.model.scaling import _column as _scaling_column
 from tests.quote.factories import MAX_AGE_S, NOW
@@ -184,4 +185,42 @@ def test_a_prepared_snapshot_holds_the_kinds_placed_and_deadline_jobs_read() -> 
     )
     assert {name: plain.tables.memos.stats().get(name) for name in _KINDS_SHARED} == dict.fromkeys(
         _KINDS_SHARED, (1, 1)
+    )
+
+
+# Past the few rows bound pruning starts from, a deadline and budgets most rows meet: each works out every
+# cell's figures on the shared layout (``evaluation._ranked_within_limits``), which reads what billing every
+# cell reads.
+_WHOLE_BILLING = ("gathered speed-ups", "billing rows")
+_WHOLE_BILLING_READERS = (
+    QuoteRequest(workload=Workload(gpu_hours=400), deadline_hours=50),
+    QuoteRequest(workload=Workload(gpu_hours=100), budget_cny=5_000),
+    QuoteRequest(workload=Workload(gpu_hours=2_000, reference_gpu="a100-80g"), budget_cny=20_000),
+)
+
+
+def test_a_snapshot_prepared_with_options_holds_what_billing_every_cell_reads() -> None:
+    """With the quote options, ``prepare_snapshot`` also makes the shared layout's speed-ups per cell for a
+    plain job's rule and its rows' billing terms per cell. A deadline and budgets that bill every cell then
+    make neither, and answer what they answer on a snapshot prepared without options (whose first such
+    request makes both)."""
+    options = dataclasses.replace(OPTIONS, fast_paths=FastPaths(prune_from_rows=0))
+    prepared, plain = catalog(17, 3_000), catalog(17, 3_000)
+    prepare_snapshot(prepared, options)
+    prepare_snapshot(plain)
+    shared = kept_layouts(prepared.tables)
+    assert len(shared) == 1 and kept_layouts(plain.tables) == []
+    layout = shared[0][1]
+    assert {name: layout.memos.stats().get(name) for name in _WHOLE_BILLING} == dict.fromkeys(
+        _WHOLE_BILLING, (1, 1)
+    )
+    readers = list(_WHOLE_BILLING_READERS)
+    assert answers(prepared, readers, options) == answers(plain, readers, options)
+    assert {name: layout.memos.stats()[name] for name in _WHOLE_BILLING} == dict.fromkeys(
+        _WHOLE_BILLING, (1, 1)
+    )
+    # The readers do read them: on the plain snapshot the first one made them on the same layout.
+    plain_layout = kept_layouts(plain.tables)[0][1]
+    assert {name: plain_layout.memos.stats().get(name) for name in _WHOLE_BILLING} == dict.fromkeys(
+        _WHOLE_BILLING, (1, 1)
     )
