@@ -13,7 +13,7 @@ import pytest
 
 from schemas.quote import MAX_CARDS
 from service.quote.base.arrays import BoolArray, FloatArray
-from service.quote.jobs.serving import _whole, serving_candidates, serving_layout
+from service.quote.jobs.serving import _power_of_two_at_least, _whole, serving_candidates, serving_layout
 from service.quote.model.tables import OfferTables
 from tests.quote.seeded import catalog
 
@@ -89,3 +89,24 @@ def test_a_layout_says_whether_its_replicas_take_whole_cards() -> None:
     assert _whole(np.array([1.0, 2.0, np.inf, np.nan, 0.0, 1024.0]))
     assert not _whole(np.array([1.0, 2.5, 4.0]))
     assert not _whole(np.array([np.nextafter(2.0, 3.0)]))
+
+
+def test_a_replicas_power_of_two_is_the_formulas_whether_read_off_the_table_or_worked_out() -> None:
+    """Each row's cards per replica within a machine, ``2 ** ceil(log2(max(minimum, 1)))``, read off a
+    table when every minimum is a whole count up to ``MAX_CARDS``: the same floats as the formula, for
+    every whole count and for minimums the table cannot answer (infinite, NaN, fractions, past it)."""
+    rng = np.random.default_rng(5)
+
+    def formula(cards: FloatArray) -> FloatArray:
+        powers: FloatArray = 2.0 ** np.ceil(np.log2(np.maximum(cards, 1.0)))
+        return powers
+
+    every = np.arange(MAX_CARDS + 1, dtype=np.float64)
+    arrays = [every, every[::-1].copy(), rng.choice(every, 5_000), np.array([-0.0, 0.0, 1.0])]
+    for odd in (np.inf, np.nan, 2.5, 1.0 + 2**-40, MAX_CARDS + 1.0, 4096.0, -3.0):
+        arrays.append(np.append(rng.choice(every, 300), odd))
+    arrays.append(np.empty(0))
+    for cards in arrays:
+        with np.errstate(invalid="ignore"):
+            assert np.array_equal(_power_of_two_at_least(cards), formula(cards), equal_nan=True)
+    assert _power_of_two_at_least(np.array([0.0, 3.0, 1024.0])).tolist() == [1.0, 4.0, 1024.0]
