@@ -103,11 +103,14 @@ class CandidateKeys:
         return self.hours if rank_by == "time" else self.value() if rank_by == "value" else self.cost
 
     def key_at(self, rank_by: RankBy, key: int, at: IntArray) -> npt.NDArray[np.generic]:
-        """Key ``key`` of ``keys_at`` (0: the most significant) at candidates ``at``, read alone."""
-        if key >= 2:
-            columns, offers = np.divmod(self.positions[at], self.offers)
-            tie_breaker: npt.NDArray[np.generic] = self.id_order[offers] if key == 2 else self.cards[columns]
-            return tie_breaker
+        """Key ``key`` (0: the most significant, up to ``_KEYS``) of candidates ``at``: the ranking's
+        own, then cost (hours when ranked by cost), then the offer's id order, then the cards."""
+        if key == 3:
+            cards: FloatArray = self.cards[self.positions[at] // self.offers]
+            return cards
+        if key == 2:
+            id_order: IntArray = self.id_order[self.positions[at] % self.offers]
+            return id_order
         if key == 1:
             return self.hours[at] if rank_by == "cost" else self.cost[at]
         if rank_by == "time":
@@ -119,14 +122,7 @@ class CandidateKeys:
 
     def keys_at(self, rank_by: RankBy, at: IntArray) -> tuple[npt.NDArray[np.generic], ...]:
         """Every key of candidates ``at``, most significant first."""
-        columns, offers = np.divmod(self.positions[at], self.offers)
-        tie_breakers = (self.id_order[offers], self.cards[columns])
-        cost, hours = self.cost[at], self.hours[at]
-        if rank_by == "time":
-            return (hours, cost, *tie_breakers)
-        if rank_by == "value" and self.time_value_cny_per_hour is not None:
-            return (cost + self.time_value_cny_per_hour * hours, cost, *tie_breakers)
-        return (cost, hours if rank_by == "cost" else cost, *tie_breakers)
+        return tuple(self.key_at(rank_by, key, at) for key in range(_KEYS))
 
 
 def _sorted(keys: CandidateKeys, rank_by: RankBy, pool: IntArray) -> IntArray:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from schemas.quote import RankBy
-from service.quote.base.arrays import BoolArray
+from service.quote.base.arrays import BoolArray, IntArray
 from service.quote.rank import CandidateKeys, first, first_among, top
 
 _RANKINGS: tuple[RankBy, ...] = ("cost", "time", "value")
@@ -93,17 +93,33 @@ def _masks(generator: np.random.Generator, keys: CandidateKeys, rank_by: RankBy)
     ]
 
 
+def _ranking_keys(keys: CandidateKeys, rank_by: RankBy, at: IntArray) -> tuple[np.ndarray, ...]:
+    """The keys a ranking sorts by, most significant first, written out apart from ``CandidateKeys``: its
+    own (hours, value, or cost), then cost (hours when ranked by cost), the offer's id order, the cards."""
+    columns, offers = np.divmod(keys.positions[at], keys.offers)
+    tie_breakers = (keys.id_order[offers], keys.cards[columns])
+    cost, hours = keys.cost[at], keys.hours[at]
+    if rank_by == "time":
+        return (hours, cost, *tie_breakers)
+    if rank_by == "value" and keys.time_value_cny_per_hour is not None:
+        return (cost + keys.time_value_cny_per_hour * hours, cost, *tie_breakers)
+    return (cost, hours if rank_by == "cost" else cost, *tie_breakers)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_each_key_read_alone_is_the_sorts_own(seed: int) -> None:
-    """``key_at`` reads one key at some candidates, as ``keys_at`` gathers them all for the sort."""
+    """``key_at`` reads one key at some candidates, and ``keys_at`` gathers them all for the sort: the
+    keys each ranking sorts by (``_ranking_keys``)."""
     rng = random.Random(seed)
     for trial in range(100):
         offers = rng.randint(1, 40)
         keys = _keys(rng, rng.randint(1, 8 * offers), offers, (None, "cost", "hours")[trial % 3])
         at = np.array(sorted(rng.sample(range(keys.size), rng.randint(1, keys.size))), dtype=np.int64)
         for rank_by in _RANKINGS:
-            every = keys.keys_at(rank_by, at)
-            for key, values in enumerate(every):
+            every = _ranking_keys(keys, rank_by, at)
+            assert len(keys.keys_at(rank_by, at)) == len(every)
+            for key, (values, gathered) in enumerate(zip(every, keys.keys_at(rank_by, at), strict=True)):
+                assert np.array_equal(gathered, values, equal_nan=values.dtype.kind == "f")
                 alone = keys.key_at(rank_by, key, at)
                 assert alone.dtype == values.dtype
                 assert np.array_equal(alone, values, equal_nan=values.dtype.kind == "f")

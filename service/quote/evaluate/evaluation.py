@@ -98,7 +98,7 @@ from service.quote.evaluate.pruning import (
     widened,
 )
 from service.quote.evaluate.row_judge import judged_by_row
-from service.quote.jobs import AskedFor, CandidateRows, SpeedupRule
+from service.quote.jobs import AskedFor, CandidateRows, Candidates, SpeedupRule
 from service.quote.jobs.serving import replica_throughput
 from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
@@ -1018,27 +1018,41 @@ def _ranking_key(request: QuoteRequest, cost: FloatArray, hours: FloatArray) -> 
 
 
 @dataclass(frozen=True, slots=True)
-class _JobRows:
-    """What a request's job reads per row before its candidates are chosen (the front of ``evaluate``)."""
+class _Front:
+    """The front of ``evaluate``: what a request's job reads per row, its speed-up rule, its candidates."""
 
     conversion: FloatArray  # (3, rows) the speed over the reference GPU (``one_card_hours_of``)
     rows: CandidateRows
     fewest_key: FewestKey  # the memory need ``rows.fewest_cards`` is kept by
     rule: SpeedupRule
+    candidates: Candidates
 
 
-def _job_rows(
-    tables: OfferTables, resolved: ResolvedRequest, catalog: GpuCatalog, cross_node_factor: float
-) -> _JobRows:
+def _front(
+    tables: OfferTables,
+    resolved: ResolvedRequest,
+    asked: tuple[GpuCatalog, float, int, bool],
+    fast: FastPaths,
+) -> _Front:
+    """``asked``: the catalog, the operator's cross-node factor, the most cards a plan takes, and whether
+    the answer compares a single card (``AskedFor``)."""
+    catalog, cross_node_factor, max_plan_cards, single_card = asked
+    request, kind = resolved.request, resolved.kind
     conversion, one_card_hours = one_card_hours_of(tables, resolved, catalog)
     matching = filter_mask(tables, resolved, known_hours(tables, resolved, catalog, one_card_hours))
     fewest_key, fewest_cards = _fewest_cards(tables, resolved.memory_needed_gb)
     replica_tps = replica_throughput(tables, resolved.job, fewest_cards, gpu_facts(tables, catalog))
     rows = CandidateRows(matching, fewest_cards, one_card_hours, replica_tps)
-    rule = resolved.kind.speedups(
-        tables, resolved.job, resolved.request, resolved.curve, cross_node_factor, rows
+    rule = kind.speedups(tables, resolved.job, request, resolved.curve, cross_node_factor, rows)
+    candidates = kind.candidates(
+        tables,
+        resolved.job,
+        AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards, single_card),
+        rows,
+        rule,
+        fast,
     )
-    return _JobRows(conversion=conversion, rows=rows, fewest_key=fewest_key, rule=rule)
+    return _Front(conversion=conversion, rows=rows, fewest_key=fewest_key, rule=rule, candidates=candidates)
 
 
 def prepare_whole_billing(
@@ -1057,17 +1071,8 @@ def prepare_whole_billing(
     kept); answers are the same without. A layout billed row by row alone (``prunes_placed``) has none."""
     if prunes_placed(tables, resolved, fast):
         return
-    front = _job_rows(tables, resolved, catalog, cross_node_factor)
-    request = resolved.request
-    candidates = resolved.kind.candidates(
-        tables,
-        resolved.job,
-        AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards),
-        front.rows,
-        front.rule,
-        fast,
-    )
-    layout = cached_layout(tables, candidates, fast)
+    front = _front(tables, resolved, (catalog, cross_node_factor, max_plan_cards, True), fast)
+    layout = cached_layout(tables, front.candidates, fast)
     layout.gathered(front.rule, tables)
     if not layout.bounds_up_front:  # billed with its bounds: the terms are read off the rows in place
         layout.billing_rows(tables)
@@ -1091,22 +1096,12 @@ def evaluate(
     """``resolved`` evaluated on ``tables``. ``single_card`` False: the answer reads the recommendation
     alone, not the single card the summary compares (``jobs.AskedFor``), whose cells are then not
     billed where a job's own layout leaves them out (a quantized alternative's serving job)."""
-    request = resolved.request
-    front = _job_rows(tables, resolved, catalog, cross_node_factor)
-    rows, rule, fewest_key = front.rows, front.rule, front.fewest_key
+    front = _front(tables, resolved, (catalog, cross_node_factor, max_plan_cards, single_card), fast)
+    rows, rule, fewest_key, candidates = front.rows, front.rule, front.fewest_key, front.candidates
     conversion, one_card_hours, matching = front.conversion, rows.one_card_hours, rows.matching
     fewest_cards, replica_tps = rows.fewest_cards, rows.replica_tokens_per_s
     stale = _stale(tables, now_s, price_max_age_s)
-    workload = request.workload
-    kind = resolved.kind
-    candidates = kind.candidates(
-        tables,
-        resolved.job,
-        AskedFor(resolved.card_counts, request.deadline_hours, max_plan_cards, single_card),
-        rows,
-        rule,
-        fast,
-    )
+    workload = resolved.request.workload
     remote = elsewhere(tables, resolved.data_city)
     extra_hours = None
     if workload.dataset_gb and remote.any():
