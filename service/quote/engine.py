@@ -53,6 +53,7 @@ from service.quote.jobs.deadline import prepare_row_kinds
 from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
     DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
+    prepare_high_counts,
 )
 from service.quote.model.memory import DEFAULT_BYTES_PER_PARAM, PRECISION_BYTES, min_cards
 from service.quote.model.scaling import DEFAULT_CROSS_NODE_FACTOR
@@ -244,11 +245,13 @@ def prepare_snapshot(snapshot: Snapshot, options: QuoteOptions | None = None) ->
     rows' kinds a serving or independent job is placed by, and a deadline's), so the first such request
     on a new snapshot does not: about 60 ms between them at 96,000 offers, 1.6 MB kept (after the default
     request, the first serving request took 67-95 ms without, 17-25 ms with; the first independent runs
-    96-137 and 45-47 ms). With ``options``, also what billing every cell of a plain job's layout reads
-    (``prepare_whole_billing``: a deadline or budget most rows meet). The service calls it as it builds
-    each snapshot, before serving it; answers are the same without."""
+    96-137 and 45-47 ms), and the process's table of interruption counts (``prepare_high_counts``).
+    With ``options``, also what billing every cell of a plain job's layout reads and the speed-ups by
+    count its deadlines search (``prepare_whole_billing``: a deadline or budget most rows meet). The
+    service calls it as it builds each snapshot, before serving it; answers are the same without."""
     prepare_kinds(snapshot.tables)
     prepare_row_kinds(snapshot.tables)
+    prepare_high_counts()
     if options is not None:
         prepare_whole_billing(
             snapshot.tables,

@@ -13,6 +13,8 @@ from service.quote import FastPaths, QuoteOptions, build_quote, prepare_snapshot
 from service.quote.base import BoundedMemo, Memos, MemoSlot
 from service.quote.base.memo import footprint, holds_no_arrays
 from service.quote.evaluate.layout import kept_layouts
+from service.quote.jobs.deadline import DEADLINE_BOUNDS, _speedups_by_count
+from service.quote.model.interruptions import _breakpoints
 from service.quote.model.scaling import ScalingColumn, ScalingColumns, ScalingCurve
 from service.quote.model.scaling import _column as _scaling_column
 from tests.quote.factories import MAX_AGE_S, NOW
@@ -224,3 +226,35 @@ def test_a_snapshot_prepared_with_options_holds_what_billing_every_cell_reads() 
     assert {name: plain_layout.memos.stats().get(name) for name in _WHOLE_BILLING} == dict.fromkeys(
         _WHOLE_BILLING, (1, 1)
     )
+
+
+# What a deadline searches whatever its hours: the cap's count limits (kept on the tables) and each column's
+# speed-ups at every count up to the most cards (kept in the process), at both bounds a deadline is met on.
+_DEADLINE_READERS = (
+    QuoteRequest(workload=Workload(gpu_hours=900), deadline_hours=30),
+    QuoteRequest(workload=Workload(gpu_hours=5_000, reference_gpu="a100-80g"), deadline_hours=12.5),
+)
+
+
+def test_a_snapshot_prepared_with_options_holds_what_a_deadline_searches() -> None:
+    """With the quote options, ``prepare_snapshot`` makes a plain job's deadline count limits and speed-ups by
+    count; deadlines then make neither, and answer what they answer on a snapshot prepared without options
+    (whose first deadline makes both). The process's table of interruption counts is made either way."""
+    _speedups_by_count.cache_clear()  # type: ignore[attr-defined]
+    _breakpoints.cache_clear()
+    prepared, plain = catalog(23, 1_200, clusters=12), catalog(23, 1_200, clusters=12)
+    prepare_snapshot(plain)
+    assert plain.tables.memos.stats().get("deadline count limits") is None
+    assert _speedups_by_count.cache_info().currsize == 0  # type: ignore[attr-defined]
+    assert _breakpoints.cache_info().currsize == 1
+    prepare_snapshot(prepared, OPTIONS)
+    assert prepared.tables.memos.stats()["deadline count limits"] == (1, 1)
+    made = _speedups_by_count.cache_info()  # type: ignore[attr-defined]
+    assert made.currsize == len(DEADLINE_BOUNDS) == 2
+    readers = list(_DEADLINE_READERS)
+    assert answers(prepared, readers, OPTIONS) == answers(plain, readers, OPTIONS)
+    # The plain snapshot's deadlines read the very speed-ups prepared on the other (the same columns and
+    # most cards), and neither snapshot made its count limits twice.
+    assert _speedups_by_count.cache_info().misses == made.misses  # type: ignore[attr-defined]
+    assert prepared.tables.memos.stats()["deadline count limits"] == (1, 1)
+    assert plain.tables.memos.stats()["deadline count limits"] == (1, 1)

@@ -99,6 +99,7 @@ from service.quote.evaluate.pruning import (
 )
 from service.quote.evaluate.row_judge import judged_by_row
 from service.quote.jobs import AskedFor, CandidateRows, Candidates, SpeedupRule
+from service.quote.jobs.deadline import prepare_deadline_counts
 from service.quote.jobs.serving import replica_throughput
 from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
@@ -1068,10 +1069,12 @@ def prepare_whole_billing(
     gathered per cell under the request's rule, and the rows' billing terms per cell (a deadline or
     budget most rows meet reads both: ``_ranked_within_limits``). The service calls it for a plain job
     as it builds each snapshot, so the first such request on it does not (27 ms at 96,000 offers, 27 MB
-    kept); answers are the same without. A layout billed row by row alone (``prunes_placed``) has none."""
+    kept); answers are the same without. A layout billed row by row alone (``prunes_placed``) has none.
+    Also the speed-ups by count a deadline under the rule searches (``prepare_deadline_counts``)."""
+    front = _front(tables, resolved, (catalog, cross_node_factor, max_plan_cards, True), fast)
+    prepare_deadline_counts(tables, front.rule.columns(tables, (1,)), max_plan_cards)
     if prunes_placed(tables, resolved, fast):
         return
-    front = _front(tables, resolved, (catalog, cross_node_factor, max_plan_cards, True), fast)
     layout = cached_layout(tables, front.candidates, fast)
     layout.gathered(front.rule, tables)
     if not layout.bounds_up_front:  # billed with its bounds: the terms are read off the rows in place

@@ -31,7 +31,7 @@ from service.quote.jobs.base import (
     ModelSize,
     SpeedupRule,
 )
-from service.quote.jobs.deadline import SpeedupBound, fewest_meeting_deadline
+from service.quote.jobs.deadline import DEADLINE_BOUNDS, SpeedupBound, fewest_meeting_deadline
 from service.quote.model.scaling import ScalingCurve
 from service.quote.model.sizing import TokenSizing
 from service.quote.model.tables import OfferTables
@@ -163,7 +163,8 @@ def curve_speedups(
 
 def _deadline_bounds(rows: CandidateRows) -> tuple[tuple[FloatArray, SpeedupBound], ...]:
     """The one-card hours a deadline is met on, with the speed-up each divides by."""
-    return ((rows.one_card_hours.expected, "expected"), (rows.one_card_hours.row(2), "low"))
+    expected, low = DEADLINE_BOUNDS
+    return ((rows.one_card_hours.expected, expected), (rows.one_card_hours.row(2), low))
 
 
 class BatchJob(JobKind):

@@ -50,6 +50,7 @@ __all__ = [
     "LossTerms",
     "high_count",
     "high_count_at_most",
+    "prepare_high_counts",
     "spot_rates",
     "young_daly_interval_h",
 ]
@@ -90,6 +91,12 @@ def _breakpoints() -> FloatArray:
     low[0] = _NONE_BELOW  # exact: e^-mean = 0.9
     low.flags.writeable = False
     return low
+
+
+def prepare_high_counts() -> None:
+    """Work out the table ``high_count`` reads (4 ms, once per process) ahead of the first request whose
+    high end counts interruptions."""
+    _breakpoints()
 
 
 def high_count(means: FloatArray) -> FloatArray:
