@@ -47,7 +47,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, frozen
 from service.quote.base.memo import MemoSlot, kept_by_identity, memoized
 from service.quote.base.paths import FastPaths
 from service.quote.evaluate.evaluation import Evaluation, evaluate, prepare_whole_billing
-from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS
+from service.quote.evaluate.locality import DEFAULT_CROSS_CITY_MBPS, prepare_listed_fees
 from service.quote.evaluate.placing import prepare_kinds
 from service.quote.jobs.deadline import prepare_row_kinds
 from service.quote.model.interruptions import (
@@ -245,12 +245,14 @@ def prepare_snapshot(snapshot: Snapshot, options: QuoteOptions | None = None) ->
     rows' kinds a serving or independent job is placed by, and a deadline's), so the first such request
     on a new snapshot does not: about 60 ms between them at 96,000 offers, 1.6 MB kept (after the default
     request, the first serving request took 67-95 ms without, 17-25 ms with; the first independent runs
-    96-137 and 45-47 ms), and the process's table of interruption counts (``prepare_high_counts``).
+    96-137 and 45-47 ms), the fees the offers list (the first request naming a data city: 19 ms), and
+    the process's table of interruption counts (``prepare_high_counts``).
     With ``options``, also what billing every cell of a plain job's layout reads and the speed-ups by
     count its deadlines search (``prepare_whole_billing``: a deadline or budget most rows meet). The
     service calls it as it builds each snapshot, before serving it; answers are the same without."""
     prepare_kinds(snapshot.tables)
     prepare_row_kinds(snapshot.tables)
+    prepare_listed_fees(snapshot.tables)
     prepare_high_counts()
     if options is not None:
         prepare_whole_billing(

@@ -160,18 +160,21 @@ def test_an_answer_does_not_depend_on_what_the_response_before_it_wrote() -> Non
     assert msgspec.json.encode(build_quote(snapshot, second, options=OPTIONS)) == alone
 
 
-_KINDS_SHARED = ("placement kinds", "followed placement kinds", "deadline row kinds")
-# A serving job, independent runs and a deadline: the jobs that read the rows' kinds a snapshot prepares.
+_KINDS_SHARED = ("placement kinds", "followed placement kinds", "deadline row kinds", "listed data fees")
+# A serving job, independent runs, a deadline and a data set in another city: the jobs that read the rows'
+# kinds and the listed fees a snapshot prepares.
 _KINDS_READERS = (
     QuoteRequest(workload=Workload(kind="serving", hours=100, model_params_b=70, replicas=2)),
     QuoteRequest(workload=Workload(kind="independent", gpu_hours=400, runs=16, cards_per_run=2)),
     QuoteRequest(workload=Workload(gpu_hours=900), deadline_hours=30),
+    QuoteRequest(workload=Workload(gpu_hours=300, dataset_gb=800, data_city="nanjing")),
 )
 
 
-def test_a_prepared_snapshot_holds_the_kinds_placed_and_deadline_jobs_read() -> None:
-    """``prepare_snapshot`` makes the rows' kinds those jobs read, once; they then make none, and answer
-    what they answer on a snapshot that was not prepared (which makes each on its first reader)."""
+def test_a_prepared_snapshot_holds_what_placed_deadline_and_data_city_jobs_read() -> None:
+    """``prepare_snapshot`` makes the rows' kinds and the fees those jobs read, once; they then make none,
+    and answer what they answer on a snapshot that was not prepared (which makes each on its first
+    reader)."""
     prepared, plain = catalog(17, 3_000), catalog(17, 3_000)
     prepare_snapshot(prepared)
     assert {name: prepared.tables.memos.stats()[name] for name in _KINDS_SHARED} == dict.fromkeys(

@@ -25,7 +25,7 @@ from service.quote.base.arrays import BoolArray, FloatArray, frozen
 from service.quote.base.memo import MemoSlot
 from service.quote.model.tables import OfferTables
 
-__all__ = ["DEFAULT_CROSS_CITY_MBPS", "copy_hours", "data_fees", "elsewhere"]
+__all__ = ["DEFAULT_CROSS_CITY_MBPS", "copy_hours", "data_fees", "elsewhere", "prepare_listed_fees"]
 
 
 _MEGABITS_PER_GB = 8_000.0
@@ -50,6 +50,12 @@ def data_fees(tables: OfferTables, remote: BoolArray) -> tuple[FloatArray, Float
     """Per offer: storage CNY per GB-hour and traffic CNY per GB of the copy (0 where not listed)."""
     storage, traffic = _LISTED_FEES.of(tables.memos).get(0, lambda: _listed_fees(tables))
     return storage, traffic * remote
+
+
+def prepare_listed_fees(tables: OfferTables) -> None:
+    """Read the fees every offer lists into the tables' arrays, so the first request naming the data's
+    city does not (19 ms at 96,000 offers: a read of two fields of every offer)."""
+    _LISTED_FEES.of(tables.memos).get(0, lambda: _listed_fees(tables))
 
 
 def _listed_fees(tables: OfferTables) -> tuple[FloatArray, FloatArray]:
