@@ -65,11 +65,26 @@ def test_fastest_speedups_by_pattern_equal_those_of_every_cell(seed: int, offers
             for _, scaling in layout._COLUMNS.of(kept.memos).items():
                 by_pattern = fastest._by_pattern(patterns, scaling, kept.rows_order(tables))
                 by_cell = fastest._by_cell(kept, scaling, tables)
-                assert np.array_equal(by_pattern.top, by_cell.top, equal_nan=True)
-                assert np.array_equal(by_pattern.runner_up, by_cell.runner_up, equal_nan=True)
-                assert np.array_equal(by_pattern.starts, by_cell.starts)
-                assert np.array_equal(by_pattern.cells, by_cell.cells)
-                ties += int((np.diff(by_cell.starts) > 1).sum())
+                every = np.arange(tables.size)
+                assert np.array_equal(by_pattern.top(every), by_cell.top(every), equal_nan=True)
+                assert np.array_equal(by_pattern.runner_up(every), by_cell.runner_up(every), equal_nan=True)
+                cells, found = by_cell.cells_by_row(every)
+                pattern_cells, pattern_found = by_pattern.cells_by_row(every)
+                assert np.array_equal(pattern_found, found)
+                assert np.array_equal(pattern_cells, cells)
+                # Some rows in any order, as a request reads them: the same cells, ascending.
+                some = np.random.default_rng(compared).permutation(tables.size)[: tables.size // 3]
+                assert np.array_equal(by_pattern.of(some), by_cell.of(some))
+                assert np.array_equal(
+                    by_cell.of(some), np.sort(np.concatenate([cells[at] for at in _row_slices(found, some)]))
+                )
+                ties += int((found > 1).sum())
                 compared += 1
-                unknown += int(np.isnan(by_cell.top).any())
+                unknown += int(np.isnan(by_cell.top(every)).any())
     assert compared >= 100 and unknown >= 1 and ties >= 1
+
+
+def _row_slices(found: np.ndarray, rows: np.ndarray) -> list[slice]:
+    """Where each of ``rows``' cells lie among every row's, row after row (``found``: how many each has)."""
+    starts = np.concatenate(([0], np.cumsum(found)))
+    return [slice(int(starts[row]), int(starts[row + 1])) for row in rows]

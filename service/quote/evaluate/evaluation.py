@@ -511,7 +511,7 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     whose next fastest are past it has its fastest cells alone within it; any other row's cells are
     timed one by one."""
     fastest = fastest_speedups(job.layout, job.rule, job.scaling, job.tables)
-    top = fastest.top.take(rows)
+    top = fastest.top(rows)
     unknown = np.isnan(top)
     if within_hours is None:
         found = fastest.of(rows[~unknown])
@@ -520,7 +520,7 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     if job.extra_hours is not None:
         extra = job.extra_hours.take(rows)
     with np.errstate(divide="ignore", invalid="ignore"):
-        hours, next_hours = one_card / top, one_card / fastest.runner_up.take(rows)
+        hours, next_hours = one_card / top, one_card / fastest.runner_up(rows)
         if extra is not None:
             hours += extra
             next_hours += extra

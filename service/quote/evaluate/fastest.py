@@ -8,11 +8,12 @@ the few rows it bills.
 
 A row's speed-ups are its column's at the counts it has cells at, so rows of one pattern of counts and
 one column (``patterns``) share them: both figures, and which of the pattern's counts are at the
-largest, are worked out per pattern and column from the rule's (counts × columns) table, and read per
-row (a row's cells, in ascending count, are its pattern's counts). A new rule then costs a pass over
-the rows, not over the cells. Where the patterns' counts over every column would outnumber a share of
-the cells, every cell's speed-up is gathered instead. Either way each figure is the maximum of the same
-speed-ups, and the cells are those equal to it.
+largest, are worked out per pattern and column from the rule's (counts × columns) table, and read for
+the rows a request reads (a row's cells, in ascending count, are its pattern's counts). A new rule then
+costs one pass over the rows (each row's pattern and column), not over the cells, and keeps no array of
+every row's cells. Where the patterns' counts over every column would outnumber a share of the cells,
+every cell's speed-up is gathered instead. Either way each figure is the maximum of the same speed-ups,
+and the cells are those equal to it.
 """
 
 from __future__ import annotations
@@ -38,18 +39,48 @@ _PATTERN_SHARE = 0.25
 @dataclass(frozen=True, slots=True)
 class FastestSpeedups:
     """Per row of a layout, under one speed-up rule: its largest expected speed-up (-inf: no cell; NaN:
-    some cell's is unknown), the largest below it (0: none), and the positions of its cells at the
-    largest (``cells[starts[r]:starts[r + 1]]``, ascending; none where the largest is unknown)."""
+    some cell's is unknown), the largest below it (0: none), and its cells at the largest (none where the
+    largest is unknown). Kept per group of rows alike (a pattern and a column, ``_by_pattern``; or each
+    row, ``_by_cell``) and read for the few rows a request asks about, so a new rule makes no array of
+    every row's cells.
 
-    top: FloatArray
-    runner_up: FloatArray
-    cells: IntArray
-    starts: IntArray
+    A row's cells at its largest are ``places[place_starts[g]:place_starts[g + 1]]`` of its group ``g``:
+    places among the row's own cells (``by_row``: the layout's cells by row, each row's ascending, as its
+    pattern lists its counts), or, without ``by_row``, the cells' positions themselves."""
+
+    group: IntArray  # (rows,) each row's group
+    top_by_group: FloatArray
+    runner_up_by_group: FloatArray
+    places: IntArray  # each group's cells at its largest, group after group, ascending within each
+    place_starts: IntArray  # (groups + 1,)
+    by_row: tuple[IntArray, IntArray] | None
+
+    def top(self, rows: IntArray) -> FloatArray:
+        """The largest speed-up of each of ``rows``."""
+        top: FloatArray = self.top_by_group.take(self.group.take(rows))
+        return top
+
+    def runner_up(self, rows: IntArray) -> FloatArray:
+        """The largest speed-up below the largest of each of ``rows`` (0: none)."""
+        runner_up: FloatArray = self.runner_up_by_group.take(self.group.take(rows))
+        return runner_up
+
+    def cells_by_row(self, rows: IntArray) -> tuple[IntArray, IntArray]:
+        """The cells of ``rows`` at their largest speed-up, row after row (each row's ascending), and how
+        many each row has."""
+        group = self.group.take(rows)
+        firsts = self.place_starts.take(group)
+        found = self.place_starts.take(group + 1) - firsts
+        run, place = _runs(found)
+        cells: IntArray = self.places.take(firsts.take(run) + place)
+        if self.by_row is not None:
+            order, starts = self.by_row
+            cells = order.take(starts.take(rows).take(run) + cells)
+        return cells, found
 
     def of(self, rows: IntArray) -> IntArray:
         """The cells of ``rows`` at their largest speed-up, ascending."""
-        run, place = _runs(self.starts[rows + 1] - self.starts[rows])
-        cells: IntArray = np.sort(self.cells.take(self.starts.take(rows).take(run) + place))
+        cells: IntArray = np.sort(self.cells_by_row(rows)[0])
         return cells
 
 
@@ -90,9 +121,9 @@ def _runs(lengths: IntArray) -> tuple[IntArray, IntArray]:
 def _by_pattern(
     patterns: RowPatterns, scaling: ScalingColumns, by_row: tuple[IntArray, IntArray]
 ) -> FastestSpeedups:
-    """Both speed-ups per pattern and column, read per row; a row's cells at the largest are those at
-    its pattern's and column's largest, found among its cells (``by_row``: the layout's cells by row,
-    each row's in ascending count, as its pattern lists them)."""
+    """Both speed-ups per pattern and column, the groups; a group's cells at the largest are the places
+    of its largest among its pattern's counts, which are the places among each of its rows' cells
+    (``by_row``: the layout's cells by row, each row's in ascending count, as its pattern lists them)."""
     lengths = np.diff(patterns.starts)
     held = lengths > 0
     columns = scaling.expected.shape[1]
@@ -102,24 +133,18 @@ def _by_pattern(
     if held.any():
         table = scaling.expected.take(patterns.counts, axis=0)  # (pattern counts, columns)
         top[held], runner_up[held], is_top = _top_two(table, patterns.starts[:-1][held], lengths[held])
-    pair = patterns.of_row * columns + scaling.code  # each row's (pattern, column)
     # Per (pattern, column): the places within the pattern of its largest, pair by pair.
     column_at, count_at = np.nonzero(is_top.T)
     count_pattern, within = _runs(lengths)
     top_pair = count_pattern.take(count_at) * columns + column_at
     order = np.argsort(top_pair, kind="stable")
-    top_within = within.take(count_at).take(order)
-    pair_starts = np.searchsorted(top_pair.take(order), np.arange(patterns.size * columns + 1))
-    found = (pair_starts[1:] - pair_starts[:-1]).take(pair)  # per row: how many cells at its largest
-    row, place = _runs(found)
-    order_by_row, row_starts = by_row
-    at = top_within.take(pair_starts.take(pair.take(row)) + place)
-    cells = order_by_row.take(row_starts.take(row) + at)
     return FastestSpeedups(
-        top=frozen(top.reshape(-1).take(pair)),
-        runner_up=frozen(runner_up.reshape(-1).take(pair)),
-        cells=frozen(cells),
-        starts=frozen(np.concatenate(([0], np.cumsum(found)))),
+        group=frozen(patterns.of_row * columns + scaling.code),  # each row's (pattern, column)
+        top_by_group=frozen(top.reshape(-1)),
+        runner_up_by_group=frozen(runner_up.reshape(-1)),
+        places=frozen(within.take(count_at).take(order)),
+        place_starts=frozen(np.searchsorted(top_pair.take(order), np.arange(patterns.size * columns + 1))),
+        by_row=by_row,
     )
 
 
@@ -137,12 +162,14 @@ def _by_cell(layout: Layout, scaling: ScalingColumns, tables: OfferTables) -> Fa
         found[held] = np.add.reduceat(is_top.astype(np.int64), firsts)
         cells = at[is_top]
     return FastestSpeedups(
-        top=frozen(top),
-        runner_up=frozen(runner_up),
-        cells=frozen(cells),
-        starts=frozen(np.concatenate(([0], np.cumsum(found)))),
+        group=frozen(np.arange(tables.size)),  # each row its own group
+        top_by_group=frozen(top),
+        runner_up_by_group=frozen(runner_up),
+        places=frozen(cells),
+        place_starts=frozen(np.concatenate(([0], np.cumsum(found)))),
+        by_row=None,
     )
 
 
-# Per layout, the fastest speed-ups under the rules seen lately (two floats a row).
+# Per layout, the fastest speed-ups under the rules seen lately (a group a row, and each group's figures).
 _FASTEST: MemoSlot[SpeedupRule, FastestSpeedups] = MemoSlot("fastest speed-ups", size=4, max_bytes=32 * 2**20)
