@@ -63,20 +63,22 @@ def test_fastest_speedups_by_pattern_equal_those_of_every_cell(seed: int, offers
         for _, kept in layout.kept_layouts(tables):
             patterns = row_patterns(kept, tables.size)
             for _, scaling in layout._COLUMNS.of(kept.memos).items():
-                by_pattern = fastest._by_pattern(patterns, scaling, kept.rows_order(tables))
+                by_pattern = fastest._by_pattern(patterns, scaling)
+                by_row = kept.rows_order(tables)
                 by_cell = fastest._by_cell(kept, scaling, tables)
                 every = np.arange(tables.size)
                 assert np.array_equal(by_pattern.top(every), by_cell.top(every), equal_nan=True)
                 assert np.array_equal(by_pattern.runner_up(every), by_cell.runner_up(every), equal_nan=True)
-                cells, found = by_cell.cells_by_row(every)
-                pattern_cells, pattern_found = by_pattern.cells_by_row(every)
+                cells, found = by_cell.cells_by_row(every, by_row)
+                pattern_cells, pattern_found = by_pattern.cells_by_row(every, by_row)
                 assert np.array_equal(pattern_found, found)
                 assert np.array_equal(pattern_cells, cells)
                 # Some rows in any order, as a request reads them: the same cells, ascending.
                 some = np.random.default_rng(compared).permutation(tables.size)[: tables.size // 3]
-                assert np.array_equal(by_pattern.of(some), by_cell.of(some))
+                assert np.array_equal(by_pattern.of(some, by_row), by_cell.of(some, by_row))
                 assert np.array_equal(
-                    by_cell.of(some), np.sort(np.concatenate([cells[at] for at in _row_slices(found, some)]))
+                    by_cell.of(some, by_row),
+                    np.sort(np.concatenate([cells[at] for at in _row_slices(found, some)])),
                 )
                 ties += int((found > 1).sum())
                 compared += 1

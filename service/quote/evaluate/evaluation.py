@@ -511,10 +511,11 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
     whose next fastest are past it has its fastest cells alone within it; any other row's cells are
     timed one by one."""
     fastest = fastest_speedups(job.layout, job.rule, job.scaling, job.tables)
+    by_row = job.layout.rows_order(job.tables)
     top = fastest.top(rows)
     unknown = np.isnan(top)
     if within_hours is None:
-        found = fastest.of(rows[~unknown])
+        found = fastest.of(rows[~unknown], by_row)
         return _merged(found, _cells_within_hours(job, rows[unknown], np.inf)) if unknown.any() else found
     one_card, extra = job.one_card_hours.expected.take(rows), None
     if job.extra_hours is not None:
@@ -526,7 +527,7 @@ def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) ->
             next_hours += extra
         timed = unknown | ~(next_hours > within_hours) | np.isnan(hours)
         alone = ~timed & ~(hours > within_hours)
-    found = fastest.of(rows[alone])
+    found = fastest.of(rows[alone], by_row)
     return _merged(found, _cells_within_hours(job, rows[timed], within_hours)) if timed.any() else found
 
 

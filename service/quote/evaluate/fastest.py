@@ -45,15 +45,15 @@ class FastestSpeedups:
     every row's cells.
 
     A row's cells at its largest are ``places[place_starts[g]:place_starts[g + 1]]`` of its group ``g``:
-    places among the row's own cells (``by_row``: the layout's cells by row, each row's ascending, as its
-    pattern lists its counts), or, without ``by_row``, the cells' positions themselves."""
+    places among the row's own cells (``within_rows``: read through the layout's cells by row, each
+    row's ascending, as its pattern lists its counts), or the cells' positions themselves."""
 
     group: IntArray  # (rows,) each row's group
     top_by_group: FloatArray
     runner_up_by_group: FloatArray
     places: IntArray  # each group's cells at its largest, group after group, ascending within each
     place_starts: IntArray  # (groups + 1,)
-    by_row: tuple[IntArray, IntArray] | None
+    within_rows: bool
 
     def top(self, rows: IntArray) -> FloatArray:
         """The largest speed-up of each of ``rows``."""
@@ -65,22 +65,22 @@ class FastestSpeedups:
         runner_up: FloatArray = self.runner_up_by_group.take(self.group.take(rows))
         return runner_up
 
-    def cells_by_row(self, rows: IntArray) -> tuple[IntArray, IntArray]:
+    def cells_by_row(self, rows: IntArray, by_row: tuple[IntArray, IntArray]) -> tuple[IntArray, IntArray]:
         """The cells of ``rows`` at their largest speed-up, row after row (each row's ascending), and how
-        many each row has."""
+        many each row has (``by_row``: the layout's cells by row, ``Layout.rows_order``)."""
         group = self.group.take(rows)
         firsts = self.place_starts.take(group)
         found = self.place_starts.take(group + 1) - firsts
         run, place = _runs(found)
         cells: IntArray = self.places.take(firsts.take(run) + place)
-        if self.by_row is not None:
-            order, starts = self.by_row
+        if self.within_rows:
+            order, starts = by_row
             cells = order.take(starts.take(rows).take(run) + cells)
         return cells, found
 
-    def of(self, rows: IntArray) -> IntArray:
-        """The cells of ``rows`` at their largest speed-up, ascending."""
-        cells: IntArray = np.sort(self.cells_by_row(rows)[0])
+    def of(self, rows: IntArray, by_row: tuple[IntArray, IntArray]) -> IntArray:
+        """The cells of ``rows`` at their largest speed-up, ascending (``by_row``: ``cells_by_row``'s)."""
+        cells: IntArray = np.sort(self.cells_by_row(rows, by_row)[0])
         return cells
 
 
@@ -92,7 +92,7 @@ def fastest_speedups(
     def make() -> FastestSpeedups:
         patterns = row_patterns(layout, tables.size)
         if patterns.counts.size * scaling.expected.shape[1] <= _PATTERN_SHARE * layout.cells.size:
-            return _by_pattern(patterns, scaling, layout.rows_order(tables))
+            return _by_pattern(patterns, scaling)
         return _by_cell(layout, scaling, tables)
 
     return _FASTEST.of(layout.memos).get(rule, make)
@@ -118,12 +118,10 @@ def _runs(lengths: IntArray) -> tuple[IntArray, IntArray]:
     return run, np.arange(total) - (ends - lengths).take(run)
 
 
-def _by_pattern(
-    patterns: RowPatterns, scaling: ScalingColumns, by_row: tuple[IntArray, IntArray]
-) -> FastestSpeedups:
+def _by_pattern(patterns: RowPatterns, scaling: ScalingColumns) -> FastestSpeedups:
     """Both speed-ups per pattern and column, the groups; a group's cells at the largest are the places
-    of its largest among its pattern's counts, which are the places among each of its rows' cells
-    (``by_row``: the layout's cells by row, each row's in ascending count, as its pattern lists them)."""
+    of its largest among its pattern's counts, which are the places among each of its rows' cells (a
+    row's cells, in ascending count, are its pattern's counts)."""
     lengths = np.diff(patterns.starts)
     held = lengths > 0
     columns = scaling.expected.shape[1]
@@ -144,7 +142,7 @@ def _by_pattern(
         runner_up_by_group=frozen(runner_up.reshape(-1)),
         places=frozen(within.take(count_at).take(order)),
         place_starts=frozen(np.searchsorted(top_pair.take(order), np.arange(patterns.size * columns + 1))),
-        by_row=by_row,
+        within_rows=True,
     )
 
 
@@ -167,7 +165,7 @@ def _by_cell(layout: Layout, scaling: ScalingColumns, tables: OfferTables) -> Fa
         runner_up_by_group=frozen(runner_up),
         places=frozen(cells),
         place_starts=frozen(np.concatenate(([0], np.cumsum(found)))),
-        by_row=None,
+        within_rows=False,
     )
 
 
