@@ -207,7 +207,7 @@ def test_the_cost_bound_counts_only_the_counts_that_hold_the_model() -> None:
             min((ratios[i, code[row]] for i in range(cards.size) if cards[i] >= fewest[row]), default=np.inf)
             for row in range(rows)
         ]
-        assert speeds.least_ratio_holding(fewest).tolist() == want
+        assert speeds.least_ratio_holding((None, fewest)).tolist() == want
 
 
 @pytest.mark.parametrize("confidence", ["expected", "high"])

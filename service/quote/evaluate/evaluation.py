@@ -53,6 +53,8 @@ from service.quote.base.paths import FastPaths
 from service.quote.evaluate.bounds import BoundTerms, bounds_at, high_everywhere
 from service.quote.evaluate.conversion import gpu_facts, known_hours, one_card_hours_of
 from service.quote.evaluate.fastest import fastest_speedups
+from service.quote.evaluate.fewest import FewestKey
+from service.quote.evaluate.fewest import fewest_cards as fewest_cards_of
 from service.quote.evaluate.figures import (
     Figure,
     add_data_fees,
@@ -107,7 +109,6 @@ from service.quote.model.interruptions import (
     LossTerms,
     high_count_at_most,
 )
-from service.quote.model.memory import min_cards
 from service.quote.model.one_card import OneCardHours
 from service.quote.model.scaling import ScalingColumns
 from service.quote.model.tables import OfferTables
@@ -226,22 +227,6 @@ class Evaluation(msgspec.Struct, frozen=True):
 _ALL_FAST = FastPaths()
 
 
-# The fewest cards that hold a model are one figure per GPU memory size: ascending, one per size the
-# tables hold. Memory needs that give every size the same figures (a 30 GB and a 34 GB model on cards of
-# 24, 48 and 80 GB) share one array of them, and what is kept per memory need further on (the judgement's
-# counts, the bounds' terms) is kept by these figures, not by the need.
-FewestKey = tuple[float, ...]
-
-
-def _fewest_cards(tables: OfferTables, memory_needed_gb: float | None) -> tuple[FewestKey, FloatArray]:
-    """``(rows,)``: the fewest cards that hold the model on each row (1 without a memory need), and their
-    ``FewestKey``; the array is one for every need of that key."""
-    sizes, size_of = _MEMORY_SIZES.of(tables.memos).get(0, lambda: _memory_sizes(tables))
-    per_size = np.ones(sizes.size) if memory_needed_gb is None else min_cards(memory_needed_gb, sizes)
-    key = tuple(per_size.tolist())
-    return key, _FEWEST_CARDS.of(tables.memos).get(key, lambda: frozen(per_size.take(size_of)))
-
-
 def _stale(tables: OfferTables, now_s: float, price_max_age_s: float) -> BoolArray:
     """``(rows,)``: whether each price is older than ``price_max_age_s`` at ``now_s``. An age only falls
     as the fetch time grows, so when the oldest price is within the age (the usual case) none is past it:
@@ -261,20 +246,8 @@ def _stale(tables: OfferTables, now_s: float, price_max_age_s: float) -> BoolArr
 
 # Per table, its oldest fetch time and a row mask of False (no price stale).
 _OLDEST: MemoSlot[int, tuple[float, BoolArray]] = MemoSlot("oldest price", size=1)
-# Each memory need's fewest cards per row, one read-only array for every request of that model size (what
-# a serving job's layout is kept by: ``jobs.serving.serving_layout``): the last few needs, enough for a
-# request and its quantized alternatives (an array is 0.8 MB at 100,000 rows).
-_FEWEST_CARDS: MemoSlot[FewestKey, FloatArray] = MemoSlot("fewest cards", size=8)
 
 
-def _memory_sizes(tables: OfferTables) -> tuple[FloatArray, IntArray]:
-    """The tables' GPU memory sizes (ascending, once each), and each row's position among them."""
-    sizes, size_of = np.unique(tables.gpu_memory_gb, return_inverse=True)
-    return frozen(sizes), frozen(size_of.reshape(-1).astype(np.int64))
-
-
-# Per table, its GPU memory sizes (ascending, once each) and each row's.
-_MEMORY_SIZES: MemoSlot[int, tuple[FloatArray, IntArray]] = MemoSlot("memory sizes", size=1)
 _NO_FIGURES: FloatArray = np.empty((len(Figure), 0))  # judged without limits: no figure is read
 
 
@@ -289,7 +262,7 @@ class _Request:
     matching: BoolArray
     stale: BoolArray
     fewest_cards: FloatArray
-    fewest_key: FewestKey  # what is kept per memory need is kept by (``_fewest_cards``)
+    fewest_key: FewestKey  # what is kept per memory need is kept by (``evaluate.fewest``)
     replica_tps: FloatArray | None
     layout: Layout
     scaling: ScalingColumns  # the rule's speed-ups at the layout's counts, per column
@@ -1042,7 +1015,7 @@ def _front(
     request, kind = resolved.request, resolved.kind
     conversion, one_card_hours = one_card_hours_of(tables, resolved, catalog)
     matching = filter_mask(tables, resolved, known_hours(tables, resolved, catalog, one_card_hours))
-    fewest_key, fewest_cards = _fewest_cards(tables, resolved.memory_needed_gb)
+    fewest_key, fewest_cards = fewest_cards_of(tables, resolved.memory_needed_gb)
     replica_tps = replica_throughput(tables, resolved.job, fewest_cards, gpu_facts(tables, catalog))
     rows = CandidateRows(matching, fewest_cards, one_card_hours, replica_tps)
     rule = kind.speedups(tables, resolved.job, request, resolved.curve, cross_node_factor, rows)

@@ -67,6 +67,7 @@ from service.quote.base.arrays import (
 )
 from service.quote.base.memo import Memos, MemoSlot
 from service.quote.base.paths import FastPaths
+from service.quote.evaluate.fewest import fewest_positions
 from service.quote.evaluate.judge import past_however_shown
 from service.quote.evaluate.layout import Layout
 from service.quote.evaluate.losses import reads_every_high_end
@@ -191,13 +192,21 @@ class RowSpeedups:
     code: IntArray  # each row's column
     memos: Memos = field(default_factory=Memos, init=False, compare=False, repr=False)
 
-    def least_ratio_holding(self, fewest_cards: FloatArray) -> FloatArray:
-        """Per row, the least n / s(n) over the layout's counts that hold the model (at least
-        ``fewest_cards``; a cell with fewer fails on memory, so no candidate): +inf where none does."""
+    def least_ratio_holding(
+        self, fewest: tuple[Hashable, FloatArray], tables: OfferTables | None = None
+    ) -> FloatArray:
+        """Per row, the least n / s(n) over the layout's counts that hold the model (at least the fewest
+        cards of ``fewest``, a key and its array; a cell with fewer fails on memory, so no candidate):
+        +inf where none does. With ``tables``, the fewest cards are placed among the counts per memory
+        size where the key allows (``fewest_positions``)."""
+        _, fewest_cards = fewest
         if fewest_cards.max(initial=0.0) <= self.cards[0]:
             least: FloatArray = self.ratio_from[0].take(self.code)
             return least
-        at = whole_positions(self.cards, fewest_cards)
+        if tables is None:
+            at = whole_positions(self.cards, fewest_cards)
+        else:
+            at = fewest_positions(tables, self.cards, fewest)
         held = at < self.cards.size
         ratio: FloatArray = np.where(
             held, self.ratio_from[np.minimum(at, self.cards.size - 1), self.code], np.inf
@@ -326,7 +335,7 @@ def _holding_terms(
         reached = tolerated * speeds.fastest
     unreachable = np.flatnonzero(~speeds.supplied)
     time_rate = (
-        speeds.rate_per_card_hour * speeds.least_ratio_holding(fewest_cards) * (1.0 - BILLING_TOLERANCE)
+        speeds.rate_per_card_hour * speeds.least_ratio_holding(fewest, tables) * (1.0 - BILLING_TOLERANCE)
     )
     billed_rate = _billed_rate(tables, fewest_key, fewest_cards)
     return HoldingTerms(

@@ -27,8 +27,9 @@ import numpy as np
 import numpy.typing as npt
 
 from schemas.quote import Excluded
-from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, set_per_row, whole_positions
+from service.quote.base.arrays import BoolArray, FloatArray, IntArray, frozen, set_per_row
 from service.quote.base.memo import MemoSlot
+from service.quote.evaluate.fewest import fewest_positions
 from service.quote.evaluate.layout import Layout
 from service.quote.model.tables import OfferTables
 
@@ -154,16 +155,19 @@ def _requested_cells(layout: Layout, tables: OfferTables) -> _RequestedCells:
     )
 
 
-def _row_counts(layout: Layout, tables: OfferTables, fewest_cards: FloatArray) -> RowCounts:
+def _row_counts(
+    layout: Layout, tables: OfferTables, fewest_cards: FloatArray, fewest_key: Hashable = None
+) -> RowCounts:
     """A row's requested cells, counted per reason: those of each row below the fewest cards that hold
-    the model (its counts ascend) do not hold it, and a row whose most cards do not has none that does."""
+    the model (its counts ascend) do not hold it, and a row whose most cards do not has none that does
+    (``fewest_key``: what identifies the fewest cards, ``fewest_positions``)."""
     rows = tables.offer_count
     holding = _Holding.of(layout, tables, fewest_cards)
     cells = _REQUESTED_CELLS.of(layout.memos).get(0, lambda: _requested_cells(layout, tables))
     holds = holding.rows[:rows]
     requested_below, supplied_below = np.zeros(rows), np.zeros(rows)
     if holding.per_cell:
-        below = whole_positions(layout.cards, fewest_cards[:rows])
+        below = fewest_positions(tables, layout.cards, (fewest_key, fewest_cards))[:rows]
         searched = np.flatnonzero(holds & (below > 0))  # elsewhere none is below, or none holds it
         row_keys, below = searched * len(layout.counts), below.take(searched)
         requested_below = cells.requested.below(searched, row_keys, below)
@@ -334,7 +338,7 @@ def judged_by_row(
     matching, stale, fewest_cards = masks
     if counts is None:
         counts = _ROW_COUNTS.of(layout.memos).get(
-            fewest_key, lambda: _row_counts(layout, tables, fewest_cards)
+            fewest_key, lambda: _row_counts(layout, tables, fewest_cards, fewest_key)
         )
     rows = tables.offer_count
     row_matching, row_stale = matching[:rows], stale[:rows]
