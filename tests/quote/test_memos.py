@@ -242,7 +242,8 @@ _DEADLINE_READERS = (
 def test_a_snapshot_prepared_with_options_holds_what_a_deadline_searches() -> None:
     """With the quote options, ``prepare_snapshot`` makes a plain job's deadline count limits and speed-ups by
     count; deadlines then make neither, and answer what they answer on a snapshot prepared without options
-    (whose first deadline makes both). The process's table of interruption counts is made either way."""
+    (whose first deadline makes its count limits and reads the process's speed-ups). The process's table of
+    interruption counts is made either way."""
     _speedups_by_count.cache_clear()  # type: ignore[attr-defined]
     _breakpoints.cache_clear()
     prepared, plain = catalog(23, 1_200, clusters=12), catalog(23, 1_200, clusters=12)
