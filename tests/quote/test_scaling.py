@@ -20,6 +20,7 @@ from service.quote.model import (
     speedup_table,
 )
 from service.quote.model.scaling import _column as _scaling_column
+from service.quote.model.scaling import speedup_columns
 
 
 @pytest.mark.parametrize(
@@ -175,3 +176,31 @@ def test_speedups_through_a_count_are_each_counts_own_bit_for_bit(
                 assert np.array_equal(np.array(expected), np.array([speedup.expected for speedup in each]))
                 # Fewer counts than the curve's points or one machine hold: none past the anchor.
                 assert column.speedups_through(3, "expected") == tuple(expected[:3])
+
+
+@pytest.mark.parametrize("communication", ["light", "moderate", "heavy"])
+def test_speedup_blocks_are_each_cells_own_speedup_bit_for_bit(communication: Communication) -> None:
+    """The speed-up block a request gathers from (columns alike worked out once per curve, machine size
+    and factor) holds ``speedup(n)`` of each count on each column, in the counts' own order, bit for bit:
+    counts within the curve's points, past one machine and past the curve, and a count between points."""
+    machine_cards = [1, 2, 4, 8, 8, 16]
+    interconnects: list[Interconnect] = ["pcie", "nvlink", "infiniband", "ethernet", "roce", "nvlink"]
+    keys = tuple(sorted(set(zip(machine_cards, interconnects, strict=True))))
+    code = np.arange(len(keys), dtype=np.int64)
+    counts = [1, 3, 2, 8, 6, 16, 17, 1_024, 8_192, 5]
+    for curve in (None, PROFILES["comm_heavy"], ScalingCurve.from_points({2: (1.5, 1.9), 16: (9.0, 13.0)})):
+        for factor in (None, 0.93):
+            block = speedup_columns(
+                counts, keys, code, curve=curve, communication=communication,
+                cross_node_factor=factor, operator_factor=0.9,
+            )  # fmt: skip
+            for row, cards in enumerate(counts):
+                for at, column in enumerate(block.columns):
+                    speedup = column.speedup(cards)
+                    assert block.low[row, at] == speedup.low
+                    assert block.expected[row, at] == speedup.expected
+                    assert block.high[row, at] == speedup.high
+    empty = speedup_columns(
+        [], keys, code, curve=None, communication=communication, cross_node_factor=None, operator_factor=0.9
+    )
+    assert empty.expected.shape == (0, len(keys))

@@ -421,14 +421,41 @@ def _columns(
 def _speedup_block(
     columns: tuple[ScalingColumn, ...], card_counts: tuple[int, ...]
 ) -> npt.NDArray[np.float64]:
-    """``(3, counts, columns)``: low / expected / high speed-up of each count on each column; read-only."""
+    """``(3, counts, columns)``: low / expected / high speed-up of each count on each column; read-only.
+    Columns alike in curve, machine size and factor (a request's 40 share about a dozen, and other
+    communications share some of them) are worked out once (``_column_speedups``)."""
     table = np.empty((3, len(card_counts), len(columns)))
-    for row, cards in enumerate(card_counts):
-        for at, column in enumerate(columns):
-            speedup = column.speedup(cards)
-            table[:, row, at] = (speedup.low, speedup.expected, speedup.high)
+    for at, column in enumerate(columns):
+        table[:, :, at] = _column_speedups(
+            column.curve, column.machine_cards, column.cross_node_factor, card_counts
+        )
     table.flags.writeable = False
     return table
+
+
+@memoized(1024)
+def _column_speedups(
+    curve: ScalingCurve, machine_cards: int, cross_node_factor: float, card_counts: tuple[int, ...]
+) -> npt.NDArray[np.float64]:
+    """``(3, counts)``: ``speedup_range(n, curve, ...)`` low, expected and high at each count: the same
+    floats by the same operations (``_efficiency``, ``_cross_node``, ``_bounds``), the anchor's efficiency
+    worked out once: a new communication's block at 96,000 offers (20 columns, 58 counts) takes 0.6 to
+    0.7 ms instead of 2.0 with a ``speedup`` call per count and column."""
+    points, anchor_cards = curve.points, _anchor_cards(curve, machine_cards)
+    anchor = _interpolated_efficiency(anchor_cards, points)
+    speedups = np.array(
+        [
+            _bounds(
+                cards,
+                _interpolated_efficiency(cards, points)
+                if cards <= anchor_cards
+                else _cross_node(cards, anchor_cards, anchor, cross_node_factor),
+            )
+            for cards in card_counts
+        ]
+    ).T.reshape(3, len(card_counts))
+    speedups.flags.writeable = False
+    return speedups
 
 
 def speedup_columns(
