@@ -802,8 +802,10 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
     if keep is not None and layout.plans is not None:
         requested = requested.copy()
         requested[layout.plans.at] &= keep
-    figures = {Figure.HOURS_EXPECTED: hours, Figure.COST_EXPECTED: cost}
-    runnable, qualifying, used_stale, excluded, _ = _judged(job, layout, figures, requested, _unbilled_high)
+    figures = {Figure.HOURS_EXPECTED: _hours_with_leads(job, hours), Figure.COST_EXPECTED: cost}
+    runnable, qualifying, used_stale, excluded, _ = _judged(
+        job, layout, figures, requested, _unbilled_high, lead_added=True
+    )
     at_qualifying = np.flatnonzero(qualifying)
     if at_qualifying.size == 0:
         return None
@@ -835,6 +837,23 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
     at, billed, high_ok = found
     judged = (runnable.take(at), qualifying.take(at), used_stale, excluded, high_ok)
     return _evaluation(job, billed, judged, quoted_offers=quoted)
+
+
+def _hours_with_leads(job: _Request, hours: FloatArray) -> FloatArray:
+    """Every cell's ``hours`` with its row's lead time added, as a deadline judges them (``hours``
+    itself without a deadline or a lead time anywhere): the dense counts' whole rows added to the lead
+    times row by row, the other cells to their rows' gathered, the same floats as adding
+    ``_leads_before``'s, without laying the lead times out per cell first (8 MB at 96,000 offers)."""
+    tables, layout = job.tables, job.layout
+    lead = tables.lead_time_h
+    if job.resolved.request.deadline_hours is None or not lead.any():
+        return hours
+    head, dense_shape = layout.dense * tables.size, (layout.dense, tables.size)
+    shown = np.empty_like(hours)
+    with unknown_hours():
+        np.add(hours[:head].reshape(dense_shape), lead, out=shown[:head].reshape(dense_shape))
+        np.add(hours[head:], lead.take(layout.cell_offer[head:]), out=shown[head:])
+    return shown
 
 
 # ``_least_risk_free_key`` bills the qualifying cells on capacity no one takes back with the least key
