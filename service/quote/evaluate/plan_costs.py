@@ -71,9 +71,42 @@ class PlanCells:
     key_base: FloatArray  # the plan's base in ``pair_key``
     cover_base: IntArray  # the plan's first ``cover_cost`` entry
     expanded: _Expanded | None
+    first_pairs: _FirstPairs  # each cell's first combination, what a short job prices alone
 
 
 _EXPANDED_PER_CELL = 4
+
+
+@dataclass(frozen=True, slots=True)
+class _FirstPairs:
+    """Each cell's plan's first combination (covering the fewest hours: none, every package count 0),
+    laid out once per cell: a job of at most ``next_hours`` (the hours the plan's next combination
+    covers, +inf without one) prices that combination alone, and the rest is the cheapest covering
+    one. The usual case (the jobs of a few hours most requests are), priced without searching every
+    cell's combinations (``plan_costs``)."""
+
+    hours: FloatArray  # (cells,) the hours the first combination covers
+    next_hours: FloatArray  # (cells,) the hours the plan's next one covers, +inf without one
+    terms: FloatArray  # (PairTerm, cells)
+    has_hourly: npt.NDArray[np.bool_] | None  # (cells,); None when every plan has a card-hour offer
+    per_row: _RowTerms
+
+    @classmethod
+    def of(
+        cls, arrays: PlanArrays, cell_plan: IntArray, cell_cards: FloatArray, first: IntArray
+    ) -> _FirstPairs:
+        terms = arrays.terms.take(first, axis=1)
+        second = first + 1
+        has_next = second < np.append(arrays.starts, arrays.pair_plan.size)[cell_plan + 1]
+        next_hours = np.full(first.size, np.inf)
+        next_hours[has_next] = arrays.terms[PairTerm.COVERED_HOURS].take(second[has_next])
+        return cls(
+            hours=terms[PairTerm.COVERED_HOURS],
+            next_hours=next_hours,
+            terms=terms,
+            has_hourly=None if arrays.every_hourly else arrays.has_hourly[first],
+            per_row=_RowTerms.of(terms, cell_cards),
+        )
 
 
 def _expanded(
@@ -111,6 +144,7 @@ def cell_terms(
         key_base=cell_plan * np.float64(PAIR_KEY_SPAN),
         cover_base=first + cell_plan,
         expanded=_expanded(arrays, cell_plan, cell_cards, first, pruning),
+        first_pairs=_FirstPairs.of(arrays, cell_plan, cell_cards, first),
     )
 
 
@@ -138,6 +172,9 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
     # Covered hours are whole, so "covers fewer hours than h" is "covers fewer than ceil(h)". Unknown
     # (NaN) hours take the cap, and come out NaN.
     whole_hours = np.fmin(np.ceil(cell_hours), _KEY_HOURS_CAP)
+    firsts = cells.first_pairs
+    if bool(((firsts.hours < whole_hours) & (whole_hours <= firsts.next_hours)).all()):
+        return _first_alone(arrays, cells, cell_hours)
     short = np.searchsorted(arrays.pair_key, cells.key_base + whole_hours, side="left") - cells.first
     result: FloatArray = cells.units * arrays.cover_cost[cells.cover_base + short]
     ends = np.cumsum(short)
@@ -155,6 +192,19 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
         worked = short > 0
         partial = np.minimum.reduceat(partial, (ends - short)[worked])
         result[worked] = np.minimum(partial, result[worked])
+    result[np.isnan(cell_hours)] = np.nan
+    return result
+
+
+def _first_alone(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> FloatArray:
+    """``plan_costs`` where the first combination alone covers fewer hours than each cell's job: what
+    its search finds (one candidate per cell, the cheapest of its ``k_b``, against the cheapest
+    combination covering every hour), priced off the cells' first combinations laid out once."""
+    firsts = cells.first_pairs
+    result: FloatArray = cells.units * arrays.cover_cost[cells.cover_base + 1]
+    np.minimum(
+        _candidate_costs(firsts.terms, firsts.has_hourly, firsts.per_row, cell_hours), result, out=result
+    )
     result[np.isnan(cell_hours)] = np.nan
     return result
 
