@@ -36,10 +36,10 @@ def test_a_short_job_costs_what_the_search_prices(seed: int) -> None:
     finite = np.isfinite(firsts.next_hours)
     assert finite.mean() > 0.5  # most plans list a second combination: the bound is read
     rng = np.random.default_rng(seed)
-    # Whole hours from the first past the first combination's to the next one's, each less up to a
+    # Whole hours from 1 (the first combination covers none) to the next one's, each less up to a
     # whole hour (a job's hours round up to them), some exactly the next one's, and a few unknown.
     top = np.where(finite, firsts.next_hours, 2_000.0)
-    whole = np.floor(rng.uniform(firsts.hours + 1, top + 1))
+    whole = np.floor(rng.uniform(1, top + 1))
     hours: FloatArray = whole - rng.choice([0.0, 1e-9, 0.25, 0.999], size=whole.size)
     hours[:10] = top[:10]
     hours[rng.random(hours.size) < 0.03] = np.nan

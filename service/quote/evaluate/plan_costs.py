@@ -79,13 +79,12 @@ _EXPANDED_PER_CELL = 4
 
 @dataclass(frozen=True, slots=True)
 class _FirstPairs:
-    """Each cell's plan's first combination (covering the fewest hours: none, every package count 0),
-    laid out once per cell: a job of at most ``next_hours`` (the hours the plan's next combination
-    covers, +inf without one) prices that combination alone, and the rest is the cheapest covering
-    one. The usual case (the jobs of a few hours most requests are), priced without searching every
+    """Each cell's plan's first combination (every package count 0: it covers no hour, so it comes
+    first among the plan's combinations by the hours they cover), laid out once per cell: a job of at most ``next_hours`` (the
+    hours the plan's next combination covers, +inf without one) prices that combination alone, and the
+    rest is the cheapest covering one. The usual case (the jobs of a few hours most requests are), priced without searching every
     cell's combinations (``plan_costs``)."""
 
-    hours: FloatArray  # (cells,) the hours the first combination covers
     next_hours: FloatArray  # (cells,) the hours the plan's next one covers, +inf without one
     terms: FloatArray  # (PairTerm, cells)
     has_hourly: npt.NDArray[np.bool_] | None  # (cells,); None when every plan has a card-hour offer
@@ -101,7 +100,6 @@ class _FirstPairs:
         next_hours = np.full(first.size, np.inf)
         next_hours[has_next] = arrays.terms[PairTerm.COVERED_HOURS].take(second[has_next])
         return cls(
-            hours=terms[PairTerm.COVERED_HOURS],
             next_hours=next_hours,
             terms=terms,
             has_hourly=None if arrays.every_hourly else arrays.has_hourly[first],
@@ -173,7 +171,7 @@ def plan_costs(arrays: PlanArrays, cells: PlanCells, cell_hours: FloatArray) -> 
     # (NaN) hours take the cap, and come out NaN.
     whole_hours = np.fmin(np.ceil(cell_hours), _KEY_HOURS_CAP)
     firsts = cells.first_pairs
-    if bool(((firsts.hours < whole_hours) & (whole_hours <= firsts.next_hours)).all()):
+    if bool(((whole_hours > 0) & (whole_hours <= firsts.next_hours)).all()):
         return _first_alone(arrays, cells, cell_hours)
     short = np.searchsorted(arrays.pair_key, cells.key_base + whole_hours, side="left") - cells.first
     result: FloatArray = cells.units * arrays.cover_cost[cells.cover_base + short]
