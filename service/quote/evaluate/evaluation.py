@@ -85,6 +85,7 @@ from service.quote.evaluate.pruning import (
     RowBounds,
     RowSpeedups,
     Thresholds,
+    cheapest_single_card,
     holding_terms,
     kept_rows,
     key_thresholds,
@@ -95,7 +96,6 @@ from service.quote.evaluate.pruning import (
     row_speedups,
     rows_within_reach,
     safe_rows,
-    single_card_cost,
     thresholds_of,
     widened,
 )
@@ -587,20 +587,22 @@ def _pruned(
         # ``_limits_pruned``), so the cells billed first stand.
         judged = (runnable, qualifying, judgement.used_stale, judgement.excluded, None)
         return _evaluation(job, billed, judged, quoted_offers=judgement.quoted)
+    single = cheapest_single_card(
+        tables,
+        one_card,
+        job.scaling,
+        (job.one_card_hours.expected, job.extra_hours, job.fees),
+        judgement.one_card_runnable,
+        (bounds.within_cost, rows),
+    )
     thresholds = key_thresholds(
         request,
         (billed.figures[Figure.COST_EXPECTED], billed.figures[Figure.HOURS_EXPECTED]),
         qualifying,
         qualifying_everywhere=judgement.qualifying_count,
         spot=tables.interruptible.take(billed.layout.cell_offer),
-        single_cost=single_card_cost(
-            tables,
-            one_card,
-            job.scaling,
-            (job.one_card_hours.expected, job.extra_hours, job.fees),
-            judgement.one_card_runnable,
-            (bounds.within_cost, rows),
-        ),
+        # A placed job's layout holds some rows alone: the single card's rows are billed whole there.
+        single_cost=-np.inf if placed is None else single.cost,
         any_safe=bool((judgement.quoted & safe.rows).any()),
     )
     if thresholds is None:
@@ -614,6 +616,8 @@ def _pruned(
             job = replace(job, layout=wider.layout)
             layout, at = wider.layout, np.empty(0, dtype=np.int64)
     needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
+    if placed is None:
+        needed = _merged(needed, layout.one_card_cells(single.rows, tables))
     if not _within(needed, at):
         if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * whole_cells:
             return None  # the bounds keep most rows: billing the whole layout costs less
@@ -815,12 +819,11 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
     spot = tables.interruptible.take(offers) if bool((quoted & safe_rows(tables).rows).any()) else None
     candidates = (cost.take(at_qualifying), hours.take(at_qualifying), spot)
     single = _single_cards_within(job, runnable, hours, cost)
-    thresholds = thresholds_of(
-        request,
-        candidates,
-        qualifying_everywhere=None,
-        single_cost=float(single[1].min()) if single[1].size else -np.inf,
-    )
+    known = KnownCandidates.of((candidates[0], candidates[1], offers), single)
+    # The single card's rows, known by their own cost, are billed at their one-card cell alone; else
+    # (a figure unknown) every row whose bound is within its cost is billed whole.
+    single_cost = float(single[1].min()) if single[1].size and known is None else -np.inf
+    thresholds = thresholds_of(request, candidates, qualifying_everywhere=None, single_cost=single_cost)
     if thresholds is None:
         return None
     risk_free = None
@@ -828,10 +831,11 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
         risk_free = _least_risk_free_key(job, at_qualifying, (candidates[0], candidates[1], spot))
     if risk_free is not None:
         thresholds = _reaching(thresholds, request.rank_by, risk_free)
-    kept = _kept_by(job, bounds, KnownCandidates.of((candidates[0], candidates[1], offers), single))
-    found = _billed_ranked(job, kept, thresholds)
+    kept = _kept_by(job, bounds, known)
+    single_rows = np.empty(0, dtype=np.int64) if known is None else known.single_card_rows()
+    found = _billed_ranked(job, (kept, single_rows), thresholds)
     if found is not None and risk_free is None:
-        found = _up_to_risk_free(job, kept, thresholds, qualifying, found)
+        found = _up_to_risk_free(job, (kept, single_rows), thresholds, qualifying, found)
     if found is None:
         return None
     at, billed, high_ok = found
@@ -916,7 +920,7 @@ def _reaching(thresholds: Thresholds, rank_by: RankBy, key: float) -> Thresholds
 
 def _up_to_risk_free(
     job: _Request,
-    kept: _Kept,
+    kept: tuple[_Kept, IntArray],
     thresholds: Thresholds,
     qualifying: BoolArray,
     found: tuple[IntArray, _Billed, HighWithin],
@@ -953,15 +957,17 @@ def _kept_by(job: _Request, bounds: RowBounds, known: KnownCandidates | None) ->
 
 
 def _billed_ranked(
-    job: _Request, kept_at: _Kept, thresholds: Thresholds
+    job: _Request, kept_at: tuple[_Kept, IntArray], thresholds: Thresholds
 ) -> tuple[IntArray, _Billed, HighWithin] | None:
     """The rows that can reach ``thresholds`` billed (``kept_at``: those rows, and those that reach the
-    hours' threshold alone, of which only the cells within it are billed): their cells' positions among
-    the layout's, their figures, and whether their high ends meet the request's limits; None when they
-    hold more than ``_WHOLE_BILL_SHARE`` of the cells."""
+    hours' threshold alone, of which only the cells within it are billed; and the rows that can be the
+    single card, of which only the one-card cell is): their cells' positions among the layout's, their
+    figures, and whether their high ends meet the request's limits; None when they hold more than
+    ``_WHOLE_BILL_SHARE`` of the cells."""
     tables, layout = job.tables, job.layout
-    kept, kept_fastest = kept_at(thresholds)
+    kept, kept_fastest = kept_at[0](thresholds)
     needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
+    needed = _merged(needed, layout.one_card_cells(kept_at[1], tables))
     if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
         return None
     at, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)

@@ -12,7 +12,9 @@ holds a candidate within a threshold exactly when one of its own figures is with
 be returned is kept, as with the bounds, and only those. The rows returned beside the ranking are among
 them: the cheapest and the fastest are candidates, the plan without the recommendation's risk is a
 candidate up to whose key the thresholds reach (``evaluation._reaching``), and the single card the summary
-compares is kept by its own cost (it need not be a candidate: its count may not be one asked for).
+compares is found by its own cost (it need not be a candidate: its count may not be one asked for): its
+rows' one-card cells alone are billed for it (``single_card_rows``), not every cell of each row with a
+candidate up to its cost.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from schemas.quote import QuoteRequest
 from service.quote.base.arrays import BoolArray, FloatArray, IntArray, unique_sorted
-from service.quote.evaluate.pruning import SafeRows, Thresholds
+from service.quote.evaluate.pruning import SafeRows, Thresholds, widened
 
 __all__ = ["KnownCandidates"]
 
@@ -50,14 +52,20 @@ class KnownCandidates:
             return None
         return cls(cost, hours, rows, single[0], single[1])
 
+    def single_card_rows(self) -> IntArray:
+        """The rows (ascending) whose one-card cell can be the single card the summary compares: those
+        whose one-card cost is the least, past float noise (its ties are broken by hours, then id)."""
+        if self.single_cost.size == 0:
+            return self.single_rows
+        return self.single_rows[self.single_cost <= widened(float(self.single_cost.min()))]
+
     def kept(
         self, thresholds: Thresholds, request: QuoteRequest, safe: SafeRows
     ) -> tuple[IntArray, IntArray]:
         """``pruning.kept_rows`` read off the candidates: the rows (ascending) holding one within a
         threshold of cost or value (or of hours when the ranking is by time), or one without the spot
-        risk within the ranking key's own, with the single card's row when its cost is within the cost
-        threshold, billed whole; and the other rows holding one within the hours' threshold, the fastest
-        candidate's, of which only the cells within it can be returned."""
+        risk within the ranking key's own, billed whole; and the other rows holding one within the
+        hours' threshold, the fastest candidate's, of which only the cells within it can be returned."""
         cost, hours = self.cost, self.hours
         within: BoolArray = cost <= thresholds.cost
         time_value = request.time_value_cny_per_hour
@@ -69,8 +77,7 @@ class KnownCandidates:
             within |= (ranked <= thresholds.safe) & safe.rows.take(self.rows)
         if request.rank_by == "time":
             within |= hours <= thresholds.hours
-        single = self.single_rows[self.single_cost <= thresholds.cost]
-        whole = unique_sorted(np.concatenate((self.rows[within], single)))
+        whole = unique_sorted(self.rows[within])
         if request.rank_by == "time":
             return whole, np.empty(0, dtype=np.int64)
         by_hours = unique_sorted(self.rows[hours <= thresholds.hours])

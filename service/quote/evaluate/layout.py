@@ -256,6 +256,15 @@ class Layout:
         positions: IntArray = np.sort(order[at])
         return positions
 
+    def one_card_cells(self, rows: IntArray, tables: OfferTables) -> IntArray:
+        """Positions (ascending, as ``rows`` is) among ``cells`` of the one-card cells of offers ``rows``,
+        on a layout that bills the one-card column whole (a dense count: its cells are the grid's own
+        positions, every row's)."""
+        if self.dense <= self.one_card_column:
+            raise ValueError("the one-card column is not billed whole on this layout")
+        positions: IntArray = rows + self.one_card_column * tables.size
+        return positions
+
     def cells_by_row(self, rows: IntArray, tables: OfferTables) -> tuple[IntArray, IntArray]:
         """Positions among ``cells`` of every cell of offers ``rows``, row by row (each row's ascending),
         and how many each row has."""

@@ -21,7 +21,11 @@ a plan is quoted only where it beats each of them); their k-th best key is then 
 best, so a row whose bound is past it can never be returned, and every row whose bound is within it is
 billed (at most once more). A row that reaches the hours' threshold alone, when the ranking is
 not by time, can only be returned as the fastest candidate: of it only the cells within that threshold
-are billed (its fastest cells when it is seeded: ``evaluation._fastest_cells``). When the recommendation is spot, the best plan without the risk is returned
+are billed (its fastest cells when it is seeded: ``evaluation._fastest_cells``). The single card is
+found by its own one-card costs (``cheapest_single_card``) and only the one-card cells of the rows at
+its cost are billed for it: a model one big card holds alone and small cards hold together makes it far
+dearer than the ranking's top, and every small-card row's bound under its cost (137,000 cells for a
+34B model's LoRA at 96,000 offers, billed whole when its cost widened the cost threshold). When the recommendation is spot, the best plan without the risk is returned
 too: rows without the risk are kept up to its key, the spot rows only up to the k-th best. Every cell is
 still judged, so ``excluded`` and the offers that qualify are the whole table's (by row:
 ``evaluate.row_judge``). Independent runs, placed in pieces over several rentals of
@@ -82,8 +86,10 @@ __all__ = [
     "RowBounds",
     "RowSpeedups",
     "SafeRows",
+    "SingleCard",
     "Thresholds",
     "bounds_at",
+    "cheapest_single_card",
     "holding_terms",
     "kept_rows",
     "key_thresholds",
@@ -98,7 +104,6 @@ __all__ = [
     "seed_count",
     "seed_rows",
     "seeds_within",
-    "single_card_cost",
     "thresholds_of",
     "widened",
 ]
@@ -594,31 +599,43 @@ def safe_rows(tables: OfferTables) -> SafeRows:
 _SAFE_ROWS: MemoSlot[int, SafeRows] = MemoSlot("rows without the spot risk", size=1)
 
 
-def single_card_cost(
+@dataclass(frozen=True, slots=True)
+class SingleCard:
+    """The single card the summary compares, as far as a pruned evaluation needs it: its least expected
+    cost over the rows that can be it (-inf: none but plans can), and the rows whose one-card cost is
+    that least, past float noise (ascending): the only ones it can be, so their one-card cells alone are
+    billed for it (``evaluation._pruned``), not every cell of each row whose cost bound is within it."""
+
+    cost: float
+    rows: IntArray
+
+
+def cheapest_single_card(
     tables: OfferTables,
     one_card: tuple[int, FloatArray],
     scaling: ScalingColumns,
     rows: tuple[FloatArray, FloatArray | None, tuple[FloatArray, FloatArray] | None],
     runnable: BoolArray,
     bounds: tuple[Callable[[float], IntArray], IntArray],
-) -> float:
-    """The least expected cost of one card over the rows that can be the single-card comparison (at
-    least what that comparison costs, so it bounds the rows to bill for it); -inf with none but plans.
+) -> SingleCard:
+    """The single-card comparison's ``SingleCard``, from the rows that can be it (combined plans are
+    billed anyway: ``evaluate.row_judge``).
 
     ``one_card``: the one-card column, and the units each row's one-card cell rents; ``runnable``: per
     row, whether its one-card cell is runnable and rents one card or one machine as one unit (a cluster
-    whose minimum bills many cards is no single card), combined plans aside (they are billed anyway:
-    ``evaluate.row_judge``); ``bounds``: the rows (ascending) whose cost bound is not past a figure, and the rows billed first. A row's one-card cost is at least its cost bound, so the least is found among the
-    rows whose bound is within the least cost of the first rows that can be the comparison: the same
-    least as over every row, costed for a few."""
+    whose minimum bills many cards is no single card), combined plans aside; ``bounds``: the rows
+    (ascending) whose cost bound is not past a figure, and the rows billed first. A row's one-card cost
+    is at least its cost bound, so the least is found among the rows whose bound is within the least
+    cost of the first rows that can be the comparison: the same least as over every row, costed for a
+    few, each row's one-card cost worked out as ``figures.bill`` works it out (the same floats)."""
     one_card_hours, extra_hours, fees = rows
     column, units = one_card
     eligible = runnable
     if not eligible.any():
-        return -np.inf
+        return SingleCard(-np.inf, np.empty(0, dtype=np.int64))
     speedup = scaling.expected[column]
 
-    def least_cost(at: IntArray) -> float:
+    def least_cost(at: IntArray) -> SingleCard:
         hours = one_card_hours.take(at) / speedup.take(scaling.code.take(at))
         if extra_hours is not None:
             hours += extra_hours.take(at)
@@ -628,12 +645,14 @@ def single_card_cost(
             cost = billed_hours(hours, granularity, minimum) * rate
             if fees is not None:
                 cost += fees[0].take(at) * hours + fees[1].take(at)
-        return float(cost.min())
+        least = float(cost.min())
+        with np.errstate(invalid="ignore"):
+            return SingleCard(least, np.sort(at[cost <= widened(least)]))
 
     within_cost, first = bounds
     first = first[eligible.take(first)]
     if first.size:
-        least = least_cost(first)
+        least = least_cost(first).cost
         if np.isfinite(least):
             within = within_cost(widened(least))
             return least_cost(within[eligible.take(within)])
