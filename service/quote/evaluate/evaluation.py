@@ -103,6 +103,7 @@ from service.quote.evaluate.row_judge import judged_by_row
 from service.quote.jobs import AskedFor, CandidateRows, Candidates, SpeedupRule
 from service.quote.jobs.deadline import prepare_deadline_counts
 from service.quote.jobs.serving import replica_throughput
+from service.quote.model.billing import billed_hours
 from service.quote.model.interruptions import (
     DEFAULT_GPU_HOURS_BETWEEN_FAILURES,
     DEFAULT_SPOT_INTERRUPTIONS_PER_MONTH,
@@ -478,6 +479,63 @@ def _cells_within_hours(job: _Request, rows: IntArray, within_hours: float) -> I
     return kept
 
 
+def _needed_beside(
+    job: _Request,
+    needed: IntArray,
+    billed: IntArray,
+    rows: tuple[IntArray, IntArray, IntArray],
+    thresholds: Thresholds,
+) -> IntArray:
+    """The cells to bill (``needed``: every cell of the rows kept whole and those of the rows kept for
+    their hours within it), with the one-card cells of the rows that can be the single card; when they
+    are not all among the cells ``billed`` first, only the cells of the rows kept whole that can reach
+    a threshold (``_cells_within_thresholds``) instead of all of theirs. ``rows``: the rows kept whole,
+    those kept for their hours, and the single card's."""
+    kept, kept_fastest, single = rows
+    tables, layout = job.tables, job.layout
+    with_single = _merged(needed, layout.one_card_cells(single, tables))
+    if _within(with_single, billed):
+        return with_single
+    within = _merged(_cells_within_thresholds(job, kept, thresholds), layout.one_card_cells(single, tables))
+    return _merged(within, _fastest_cells(job, kept_fastest, thresholds.hours))
+
+
+def _cells_within_thresholds(job: _Request, rows: IntArray, thresholds: Thresholds) -> IntArray:
+    """Positions (ascending) of the cells of ``rows`` that can reach one of ``thresholds``: what billing
+    them whole (``kept_rows``: each row has some cell whose bounds may) returns of them. A cell's expected
+    hours and its cost before fees are worked out as ``bill`` works them out (the same floats); fees only
+    add, so that cost is at most its billed one, and the value's and the ranking key's are read off them.
+    Of the other cells, only candidates (asked for, supplied, holding the model) are kept; every cell of
+    a combined plan's row is (its cost is its cheapest combination's), and a candidate with a figure
+    unknown (NaN: not known to be past any)."""
+    layout, tables, request = job.layout, job.tables, job.resolved.request
+    at = layout.cells_of(rows, tables)
+    offers = layout.cell_offer.take(at)
+    hours = np.divide(job.one_card_hours.expected.take(offers), layout.expected_speedups(job.scaling, at))
+    if job.extra_hours is not None:
+        hours += job.extra_hours.take(offers)
+    with np.errstate(invalid="ignore", over="ignore"):
+        billed = billed_hours(
+            hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
+        )
+        cost = billed * (layout.units.take(at) * tables.unit_rate_cny_per_hour.take(offers))
+        kept = ~(cost > thresholds.cost) | ~(hours > thresholds.hours)
+        time_value = request.time_value_cny_per_hour
+        value = cost if time_value is None else cost + time_value * hours
+        if np.isfinite(thresholds.value):
+            kept |= ~(value > thresholds.value)
+        if thresholds.safe_key is not None:
+            ranked = cost if request.rank_by == "cost" else hours if request.rank_by == "time" else value
+            kept |= ~(ranked > thresholds.safe) & safe_rows(tables).rows.take(offers)
+        # Only a candidate is returned: a cell asked for, supplied and holding the model (each judged
+        # again when billed); a combined plan's row keeps every cell.
+        kept &= layout.requested.take(at) & layout.supplies.take(at)
+        kept &= ~(layout.cell_cards.take(at) < job.fewest_cards.take(offers))
+        kept |= offers >= tables.offer_count
+    found: IntArray = at[kept]
+    return found
+
+
 def _fastest_cells(job: _Request, rows: IntArray, within_hours: float | None) -> IntArray:
     """Positions (ascending) of the cells of ``rows`` that only their hours can return: those within
     ``within_hours``, or, None, each row's fastest cells. A row whose fastest hours are within it and
@@ -617,7 +675,7 @@ def _pruned(
             layout, at = wider.layout, np.empty(0, dtype=np.int64)
     needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
     if placed is None:
-        needed = _merged(needed, layout.one_card_cells(single.rows, tables))
+        needed = _needed_beside(job, needed, at, (kept, kept_fastest, single.rows), thresholds)
     if not _within(needed, at):
         if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * whole_cells:
             return None  # the bounds keep most rows: billing the whole layout costs less

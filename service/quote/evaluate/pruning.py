@@ -15,21 +15,25 @@ bounds, over every count it can be quoted at:
   fees add.
 
 A few rows with the smallest bounds per key are billed first (with the rows tied with the last of them:
-rows alike share bounds), and the smallest by the ranking's key among the rows without the spot risk,
-with every combined plan and the cells of the products it combines at its counts (``Layout.plan_cells``:
-a plan is quoted only where it beats each of them); their k-th best key is then at least the true k-th
-best, so a row whose bound is past it can never be returned, and every row whose bound is within it is
-billed (at most once more). A row that reaches the hours' threshold alone, when the ranking is
-not by time, can only be returned as the fastest candidate: of it only the cells within that threshold
-are billed (its fastest cells when it is seeded: ``evaluation._fastest_cells``). The single card is
-found by its own one-card costs (``cheapest_single_card``) and only the one-card cells of the rows at
-its cost are billed for it: a model one big card holds alone and small cards hold together makes it far
-dearer than the ranking's top, and every small-card row's bound under its cost (137,000 cells for a
-34B model's LoRA at 96,000 offers, billed whole when its cost widened the cost threshold). When the recommendation is spot, the best plan without the risk is returned
-too: rows without the risk are kept up to its key, the spot rows only up to the k-th best. Every cell is
-still judged, so ``excluded`` and the offers that qualify are the whole table's (by row:
-``evaluate.row_judge``). Independent runs, placed in pieces over several rentals of
-one offer, are pruned the same way on their grid of candidates before their own layout is built
+rows alike share bounds), and the smallest by the ranking's key among the rows without the spot risk, with
+every combined plan and the cells of the products it combines at its counts (``Layout.plan_cells``: a plan
+is quoted only where it beats each of them); their k-th best key is then at least the true k-th best, so a
+row whose bound is past it can never be returned, and every row whose bound is within it is billed (at
+most once more): of its cells, the candidates whose own expected hours, or cost before fees (fees only
+add), can reach a threshold (``evaluation._cells_within_thresholds``), every cell of a combined plan's
+row. A row's bound is its least cell's: a 235B model's full fine-tune at 96,000 offers kept rows holding
+150,000 cells, and 24,000 are billed (6,700 of them the plans' and the products they combine, billed with
+every pruned evaluation). A row that reaches the hours' threshold alone, when the ranking is not by time,
+can only be returned as the fastest candidate: of it only the cells within that threshold are billed (its
+fastest cells when it is seeded: ``evaluation._fastest_cells``). The single card is found by its own
+one-card costs (``cheapest_single_card``) and only the one-card cells of the rows at its cost are billed
+for it: a model one big card holds alone and small cards hold together makes it far dearer than the
+ranking's top, and every small-card row's bound under its cost (137,000 cells for a 34B model's LoRA at
+96,000 offers, billed whole when its cost widened the cost threshold). When the recommendation is spot,
+the best plan without the risk is returned too: rows without the risk are kept up to its key, the spot
+rows only up to the k-th best. Every cell is still judged, so ``excluded`` and the offers that qualify are
+the whole table's (by row: ``evaluate.row_judge``). Independent runs, placed in pieces over several
+rentals of one offer, are pruned the same way on their grid of candidates before their own layout is built
 (``evaluate.placed``: a row supplies at most its most units in all, ``placed_row_speedups``); a serving
 job and small tables are evaluated whole.
 
