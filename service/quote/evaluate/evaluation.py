@@ -890,7 +890,7 @@ def _ranked_within_limits(job: _Request, bounds: RowBounds) -> Evaluation | None
     if risk_free is not None:
         thresholds = _reaching(thresholds, request.rank_by, risk_free)
     kept = _kept_by(job, bounds, known)
-    single_rows = np.empty(0, dtype=np.int64) if known is None else known.single_card_rows()
+    single_rows = None if known is None else known.single_card_rows()
     found = _billed_ranked(job, (kept, single_rows), thresholds)
     if found is not None and risk_free is None:
         found = _up_to_risk_free(job, (kept, single_rows), thresholds, qualifying, found)
@@ -978,7 +978,7 @@ def _reaching(thresholds: Thresholds, rank_by: RankBy, key: float) -> Thresholds
 
 def _up_to_risk_free(
     job: _Request,
-    kept: tuple[_Kept, IntArray],
+    kept: tuple[_Kept, IntArray | None],
     thresholds: Thresholds,
     qualifying: BoolArray,
     found: tuple[IntArray, _Billed, HighWithin],
@@ -1015,17 +1015,24 @@ def _kept_by(job: _Request, bounds: RowBounds, known: KnownCandidates | None) ->
 
 
 def _billed_ranked(
-    job: _Request, kept_at: tuple[_Kept, IntArray], thresholds: Thresholds
+    job: _Request, kept_at: tuple[_Kept, IntArray | None], thresholds: Thresholds
 ) -> tuple[IntArray, _Billed, HighWithin] | None:
     """The rows that can reach ``thresholds`` billed (``kept_at``: those rows, and those that reach the
     hours' threshold alone, of which only the cells within it are billed; and the rows that can be the
-    single card, of which only the one-card cell is): their cells' positions among the layout's, their
-    figures, and whether their high ends meet the request's limits; None when they hold more than
-    ``_WHOLE_BILL_SHARE`` of the cells."""
+    single card, of which only the one-card cell is, with the candidates of the others that can reach
+    one, ``_cells_within_thresholds``; None: the rows' bounds kept them, and every cell of each is
+    billed): their cells' positions among the layout's, their figures, and whether their high ends meet
+    the request's limits; None when they hold more than ``_WHOLE_BILL_SHARE`` of the cells."""
     tables, layout = job.tables, job.layout
     kept, kept_fastest = kept_at[0](thresholds)
-    needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
-    needed = _merged(needed, layout.one_card_cells(kept_at[1], tables))
+    single = kept_at[1]
+    if single is None:  # a figure unknown: the rows' bounds keep rows whole, the single card's among them
+        within = layout.cells_of(kept, tables)
+    else:
+        within = _merged(
+            _cells_within_thresholds(job, kept, thresholds), layout.one_card_cells(single, tables)
+        )
+    needed = _merged(within, _fastest_cells(job, kept_fastest, thresholds.hours))
     if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
         return None
     at, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)
