@@ -44,8 +44,9 @@ cells judged past without figures (``rows_within_reach``); the others are billed
 limit the fastest or cheapest counts can barely meet puts most of a large table out of reach (2,000
 GPU-hours in a day leaves the clusters). A loose one keeps most rows: then every cell's expected hours
 and cost are worked out by themselves and judged, the thresholds above are read exactly off every
-candidate within the limits, and only the rows that can reach them are billed whole, with every row up
-to the first candidate free of risk (``evaluation._ranked_within_limits``).
+candidate within the limits, and only the rows that can reach them are billed, at their candidates that
+can (the single card at its own cell), with every row up to the first candidate free of risk
+(``evaluation._ranked_within_limits``).
 
 A limit judged on the high end (its confidence) sets rows apart the same way, a row's least expected
 hours and cost being at most its high end's, and the bill then holds the high end of every billed cell;
