@@ -330,9 +330,11 @@ class Layout:
     ) -> tuple[IntArray, Layout, GatheredSpeedups]:
         """The positions (ascending) of the cells at ``own`` and of every combined plan's cells with the
         products they combine (``plan_cells``), their ``subset`` and its speed-ups under ``rule``: the
-        plans' part, the same for every request of the layout, is taken once (and its speed-ups once per
-        rule) and merged with the rest, which is taken per call; where that part is most of the layout,
-        the subset is taken whole (the same arrays)."""
+        plans' part, the same for every request of the layout, is found once (its positions, which of the
+        layout's cells they are, and its plans), the request's cells merged with it by position, and each
+        array taken at the merged positions at once, the speed-ups read off the layout's own where they are
+        kept (``_gathered_at``: 263,000 cells at 96,000 offers took 7.6-8.1 ms taken apart and merged, 5.0-6.4
+        ms so); where that part is most of the layout, the subset is taken whole (the same arrays)."""
         forced_cells = self.plan_cells(tables)
         if forced_cells.size > _PLANS_MOST * self.cells.size:
             # The plans' part is most of the layout (one built for some rows, ``evaluate.placed``, and
@@ -352,38 +354,40 @@ class Layout:
         plan_speedups = part.layout.gathered(rule, tables)
         if extra.size == 0:
             return forced, part.layout, plan_speedups
-        rest = self.subset(extra, with_plans=False)
-        # Where each cell of the two ascending runs goes in their merge: the part's (a few thousand)
-        # found among the request's, the request's in the places left (in order, by a mask); each array
-        # is written to those places rather than joined and reordered by a sort.
+        # The two ascending runs merged: the part's (a few thousand) found among the request's, the
+        # request's in the places left (in order, by a mask), rather than joined and sorted. Every array
+        # is then taken at the merged positions at once (the part's cells are the layout's own there).
         forced_rank = np.arange(forced.size) + np.searchsorted(extra, forced)
         left = np.ones(extra.size + forced.size, dtype=np.bool_)
         left[forced_rank] = False
-
-        def merged(first: ArrayT, second: ArrayT) -> ArrayT:
-            out = np.empty(left.size, dtype=first.dtype)
-            out[left] = first
-            out[forced_rank] = second
-            return out  # type: ignore[return-value]
-
+        at = np.empty(left.size, dtype=np.int64)
+        at[left] = extra
+        at[forced_rank] = forced
         plans = part.layout.plans
         assert plans is not None
         layout = replace(
-            part.layout,
-            cells=merged(rest.cells, part.layout.cells),
-            cell_offer=merged(rest.cell_offer, part.layout.cell_offer),
-            cell_cards=merged(rest.cell_cards, part.layout.cell_cards),
-            requested=merged(rest.requested, part.layout.requested),
-            units=merged(rest.units, part.layout.units),
-            supplies=merged(rest.supplies, part.layout.supplies),
-            machines=None
-            if rest.machines is None or part.layout.machines is None
-            else merged(rest.machines, part.layout.machines),
+            self.subset(at, with_plans=False),
             plans=replace(plans, at=forced_rank.take(plans.at), parts_at=forced_rank.take(plans.parts_at)),
         )
-        rest_speedups = rest._gather(self.scaling(rule, tables))  # the same counts: the same columns
-        speedups = replace(plan_speedups, sparse=merged(rest_speedups.sparse, plan_speedups.sparse))
-        return merged(extra, forced), layout, speedups
+        return at, layout, self._gathered_at(at, layout, rule, tables)
+
+    def _gathered_at(
+        self, at: IntArray, subset: Layout, rule: SpeedupRule, tables: OfferTables
+    ) -> GatheredSpeedups:
+        """``subset``'s speed-ups under ``rule`` (``subset``: this layout's cells at positions ``at``,
+        ascending): read off this layout's own where they are kept (the same floats, one read a cell),
+        else gathered from the rule's table."""
+        whole = _SPEEDUPS.of(self.memos).lookup(rule)
+        if whole is None or whole.every_bound is not None:
+            return subset._gather(self.scaling(rule, tables))
+        head = self.dense * tables.size
+        split = int(np.searchsorted(at, head))
+        sparse = np.empty(at.size)
+        whole.dense.reshape(-1).take(at[:split], out=sparse[:split])
+        whole.sparse.take(at[split:] - head, out=sparse[split:])
+        return GatheredSpeedups(
+            scaling=whole.scaling, dense=np.empty((0, tables.size)), sparse=sparse, every_bound=None
+        )
 
     def subset_alone(
         self, own: IntArray, rule: SpeedupRule, tables: OfferTables
