@@ -351,9 +351,8 @@ class Layout:
             return own, own_layout, own_layout._gather(self.scaling(rule, tables))
         forced = part.at
         extra = own[~part.marked.take(own)]
-        plan_speedups = part.layout.gathered(rule, tables)
         if extra.size == 0:
-            return forced, part.layout, plan_speedups
+            return forced, part.layout, part.layout.gathered(rule, tables)
         # The two ascending runs merged: the part's (a few thousand) found among the request's, the
         # request's in the places left (in order, by a mask), rather than joined and sorted. Every array
         # is then taken at the merged positions at once (the part's cells are the layout's own there).
