@@ -467,16 +467,22 @@ def _requested_quoting_plans(layout: Layout, subset: _Billed) -> BoolArray:
 def _cells_within_hours(job: _Request, rows: IntArray, within_hours: float) -> IntArray:
     """Positions (ascending) of the cells of ``rows`` whose expected hours, as ``bill`` works them out,
     are within ``within_hours`` (a NaN figure kept: not known to be slower)."""
-    layout, tables = job.layout, job.tables
-    at, _ = layout.cells_by_row(rows, tables)
-    offers = layout.cell_offer.take(at)
-    hours = np.divide(job.one_card_hours.expected.take(offers), layout.expected_speedups(job.scaling, at))
-    if job.extra_hours is not None:
-        hours += job.extra_hours.take(offers)
+    at, _ = job.layout.cells_by_row(rows, job.tables)
+    _, hours = _expected_hours_at(job, at)
     with np.errstate(invalid="ignore"):
         kept: IntArray = at[~(hours > within_hours)]
     kept.sort()
     return kept
+
+
+def _expected_hours_at(job: _Request, at: IntArray) -> tuple[IntArray, FloatArray]:
+    """The rows of the layout's cells at positions ``at``, and their expected hours as ``bill`` works
+    them out (the same floats)."""
+    offers = job.layout.cell_offer.take(at)
+    hours = np.divide(job.one_card_hours.expected.take(offers), job.layout.expected_speedups(job.scaling, at))
+    if job.extra_hours is not None:
+        hours += job.extra_hours.take(offers)
+    return offers, hours
 
 
 def _needed_beside(
@@ -488,15 +494,22 @@ def _needed_beside(
 ) -> IntArray:
     """The cells to bill (``needed``: every cell of the rows kept whole and those of the rows kept for
     their hours within it), with the one-card cells of the rows that can be the single card; when they
-    are not all among the cells ``billed`` first, only the cells of the rows kept whole that can reach
-    a threshold (``_cells_within_thresholds``) instead of all of theirs. ``rows``: the rows kept whole,
-    those kept for their hours, and the single card's."""
+    are not all among the cells ``billed`` first, the cells ``_reaching_cells`` finds instead.
+    ``rows``: the rows kept whole, those kept for their hours, and the single card's."""
+    with_single = _merged(needed, job.layout.one_card_cells(rows[2], job.tables))
+    return with_single if _within(with_single, billed) else _reaching_cells(job, rows, thresholds)
+
+
+def _reaching_cells(
+    job: _Request, rows: tuple[IntArray, IntArray, IntArray], thresholds: Thresholds
+) -> IntArray:
+    """Positions (ascending) of the cells that can be returned: of the rows kept whole (``rows``' first),
+    their candidates that can reach a threshold (``_cells_within_thresholds``); of the rows kept for
+    their hours, the cells within the hours' threshold; of the single card's rows, their one-card cells."""
     kept, kept_fastest, single = rows
-    tables, layout = job.tables, job.layout
-    with_single = _merged(needed, layout.one_card_cells(single, tables))
-    if _within(with_single, billed):
-        return with_single
-    within = _merged(_cells_within_thresholds(job, kept, thresholds), layout.one_card_cells(single, tables))
+    within = _merged(
+        _cells_within_thresholds(job, kept, thresholds), job.layout.one_card_cells(single, job.tables)
+    )
     return _merged(within, _fastest_cells(job, kept_fastest, thresholds.hours))
 
 
@@ -510,22 +523,18 @@ def _cells_within_thresholds(job: _Request, rows: IntArray, thresholds: Threshol
     unknown (NaN: not known to be past any)."""
     layout, tables, request = job.layout, job.tables, job.resolved.request
     at = layout.cells_of(rows, tables)
-    offers = layout.cell_offer.take(at)
-    hours = np.divide(job.one_card_hours.expected.take(offers), layout.expected_speedups(job.scaling, at))
-    if job.extra_hours is not None:
-        hours += job.extra_hours.take(offers)
+    offers, hours = _expected_hours_at(job, at)
     with np.errstate(invalid="ignore", over="ignore"):
         billed = billed_hours(
             hours, tables.granularity_hours.take(offers), tables.min_billed_hours.take(offers)
         )
         cost = billed * (layout.units.take(at) * tables.unit_rate_cny_per_hour.take(offers))
         kept = ~(cost > thresholds.cost) | ~(hours > thresholds.hours)
-        time_value = request.time_value_cny_per_hour
-        value = cost if time_value is None else cost + time_value * hours
         if np.isfinite(thresholds.value):
-            kept |= ~(value > thresholds.value)
+            time_value = request.time_value_cny_per_hour
+            kept |= ~((cost if time_value is None else cost + time_value * hours) > thresholds.value)
         if thresholds.safe_key is not None:
-            ranked = cost if request.rank_by == "cost" else hours if request.rank_by == "time" else value
+            ranked = _ranking_key(request, cost, hours)
             kept |= ~(ranked > thresholds.safe) & safe_rows(tables).rows.take(offers)
         # Only a candidate is returned: a cell asked for, supplied and holding the model (each judged
         # again when billed); a combined plan's row keeps every cell.
@@ -1027,12 +1036,9 @@ def _billed_ranked(
     kept, kept_fastest = kept_at[0](thresholds)
     single = kept_at[1]
     if single is None:  # a figure unknown: the rows' bounds keep rows whole, the single card's among them
-        within = layout.cells_of(kept, tables)
+        needed = _merged(layout.cells_of(kept, tables), _fastest_cells(job, kept_fastest, thresholds.hours))
     else:
-        within = _merged(
-            _cells_within_thresholds(job, kept, thresholds), layout.one_card_cells(single, tables)
-        )
-    needed = _merged(within, _fastest_cells(job, kept_fastest, thresholds.hours))
+        needed = _reaching_cells(job, (kept, kept_fastest, single), thresholds)
     if needed.size + layout.plan_cells(tables).size > _WHOLE_BILL_SHARE * layout.cells.size:
         return None
     at, kept_layout, speedups = layout.subset_with_plans(needed, job.rule, tables)

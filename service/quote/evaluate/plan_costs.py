@@ -79,11 +79,11 @@ _EXPANDED_PER_CELL = 4
 
 @dataclass(frozen=True, slots=True)
 class _FirstPairs:
-    """Each cell's plan's first combination (every package count 0: it covers no hour, so it comes
-    first among the plan's combinations by the hours they cover), laid out once per cell: a job of at most ``next_hours`` (the
-    hours the plan's next combination covers, +inf without one) prices that combination alone, and the
-    rest is the cheapest covering one. The usual case (the jobs of a few hours most requests are), priced without searching every
-    cell's combinations (``plan_costs``)."""
+    """Each cell's plan's first combination (every package count 0: it covers no hour, so it comes first
+    among the plan's combinations by the hours they cover), laid out once per cell: a job of at most
+    ``next_hours`` (the hours the plan's next combination covers, +inf without one) prices that
+    combination alone, and the rest is the cheapest covering one. The usual case (the jobs of a few hours
+    most requests are), priced without searching every cell's combinations (``plan_costs``)."""
 
     next_hours: FloatArray  # (cells,) the hours the plan's next one covers, +inf without one
     terms: FloatArray  # (PairTerm, cells)
